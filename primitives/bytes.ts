@@ -1,0 +1,44 @@
+// Byte and hex helpers. Hex output is lowercase and 0x-prefixed.
+
+const HEX_RE = /^0x[0-9a-fA-F]*$/;
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+
+export function isHex(text: unknown, bytes?: number): text is string {
+  if (typeof text !== 'string' || !HEX_RE.test(text) || text.length % 2 !== 0) return false;
+  return bytes === undefined || text.length === 2 + bytes * 2;
+}
+
+export function hexToBytes(text: string): Uint8Array {
+  if (!HEX_RE.test(text) || text.length % 2 !== 0) throw new TypeError(`not a hex string: ${text.slice(0, 20)}`);
+  return Uint8Array.from(Buffer.from(text.slice(2), 'hex'));
+}
+
+export function bytesToHex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  return Uint8Array.from(Buffer.concat(parts));
+}
+
+export function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+/** 20-byte address, 0x-prefixed, lowercase. */
+export type Address = string;
+
+export function isAddress(text: unknown): text is string {
+  return typeof text === 'string' && ADDRESS_RE.test(text);
+}
+
+/** Lowercases a valid address; null when malformed. Checksum casing is not enforced. */
+export function normalizeAddress(text: unknown): Address | null {
+  return isAddress(text) ? text.toLowerCase() : null;
+}
+
+export function uint64BE(value: number | bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, BigInt(value));
+  return out;
+}

@@ -1,0 +1,82 @@
+// Exact decimal strings <-> scaled integers. Never goes through floating point.
+
+/** A parsed non-negative or negative decimal: value = digits * 10^-scale. */
+export interface Decimal {
+  readonly negative: boolean;
+  /** Significant digits without leading zeros ("" for zero). */
+  readonly digits: string;
+  /** Digits after the decimal point once trailing zeros are dropped. */
+  readonly scale: number;
+}
+
+const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/;
+/** Longest decimal string accepted; bounds the work done on hostile input. */
+export const MAX_DECIMAL_LENGTH = 64;
+
+/** Parses "123.4500" style strings; no exponent, no sign "+", no leading ".". Null when malformed. */
+export function parseDecimal(text: string): Decimal | null {
+  if (text.length === 0 || text.length > MAX_DECIMAL_LENGTH) return null;
+  const m = DECIMAL_RE.exec(text);
+  if (m === null) return null;
+  const frac = (m[3] ?? '').replace(/0+$/, '');
+  const all = ((m[2] ?? '') + frac).replace(/^0+/, '');
+  return { negative: m[1] === '-' && all !== '', digits: all, scale: frac.length };
+}
+
+/** Number of significant figures: integer trailing zeros do not count ("67000" has 2). */
+export function significantFigures(d: Decimal): number {
+  if (d.digits === '') return 0;
+  if (d.scale > 0) return d.digits.length;
+  return d.digits.replace(/0+$/, '').length;
+}
+
+/** value * 10^decimals as an exact integer, or null when the value has more decimals than that. */
+export function toScaled(d: Decimal, decimals: number): bigint | null {
+  if (d.scale > decimals) return null;
+  if (d.digits === '') return 0n;
+  const v = BigInt(d.digits) * 10n ** BigInt(decimals - d.scale);
+  return d.negative ? -v : v;
+}
+
+/** Parses and scales in one step; null when malformed or too precise. */
+export function parseScaled(text: string, decimals: number): bigint | null {
+  const d = parseDecimal(text);
+  return d === null ? null : toScaled(d, decimals);
+}
+
+/** Formats value * 10^-decimals as a normalized decimal: no exponent, no trailing zeros, "0" for zero. */
+export function formatScaled(value: bigint | number, decimals: number): string {
+  let v = typeof value === 'bigint' ? value : BigInt(value);
+  const negative = v < 0n;
+  if (negative) v = -v;
+  let s = v.toString();
+  if (decimals > 0) {
+    s = s.padStart(decimals + 1, '0');
+    const int = s.slice(0, s.length - decimals);
+    const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+    s = frac === '' ? int : `${int}.${frac}`;
+  }
+  return negative && s !== '0' ? `-${s}` : s;
+}
+
+/** Rounds a / b to an integer, half away from zero for "nearest", or toward the named direction. */
+export function divRound(a: bigint, b: bigint, mode: 'floor' | 'ceil' | 'trunc' | 'nearest'): bigint {
+  if (b === 0n) throw new RangeError('division by zero');
+  if (b < 0n) return divRound(-a, -b, mode);
+  const q = a / b; // truncates toward zero
+  const r = a % b;
+  if (r === 0n) return q;
+  switch (mode) {
+    case 'trunc':
+      return q;
+    case 'floor':
+      return a < 0n ? q - 1n : q;
+    case 'ceil':
+      return a < 0n ? q : q + 1n;
+    case 'nearest': {
+      const twice = 2n * (r < 0n ? -r : r);
+      if (twice < b) return q;
+      return a < 0n ? q - 1n : q + 1n;
+    }
+  }
+}

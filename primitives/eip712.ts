@@ -1,0 +1,38 @@
+// EIP-712 hashing of the exchange's `Agent {string source, bytes32 connectionId}` message.
+import { concatBytes, hexToBytes, utf8 } from './bytes.ts';
+import { keccak256 } from './crypto.ts';
+
+export interface Eip712Domain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: string;
+}
+
+const DOMAIN_TYPE = keccak256(
+  utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+);
+const AGENT_TYPE = keccak256(utf8('Agent(string source,bytes32 connectionId)'));
+
+function word(value: bigint): Uint8Array {
+  return hexToBytes(`0x${value.toString(16).padStart(64, '0')}`);
+}
+
+export function domainSeparator(d: Eip712Domain): Uint8Array {
+  return keccak256(
+    concatBytes(
+      DOMAIN_TYPE,
+      keccak256(utf8(d.name)),
+      keccak256(utf8(d.version)),
+      word(BigInt(d.chainId)),
+      word(BigInt(d.verifyingContract)),
+    ),
+  );
+}
+
+/** Digest that eth_signTypedData_v4 signs for primary type Agent. */
+export function agentDigest(separator: Uint8Array, source: string, connectionId: Uint8Array): Uint8Array {
+  if (connectionId.length !== 32) throw new RangeError('connectionId must be 32 bytes');
+  const struct = keccak256(concatBytes(AGENT_TYPE, keccak256(utf8(source)), connectionId));
+  return keccak256(concatBytes(Uint8Array.of(0x19, 0x01), separator, struct));
+}

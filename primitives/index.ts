@@ -1,0 +1,6 @@
+// Shared primitives: exact decimals, bytes and addresses, canonical JSON, hashing and signatures.
+export * from './decimal.ts';
+export * from './bytes.ts';
+export * from './canonical-json.ts';
+export * from './crypto.ts';
+export * from './eip712.ts';
