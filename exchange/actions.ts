@@ -1,0 +1,200 @@
+// Typed exchange actions parsed from their wire JSON. The same parser serves rpc/ (a failure is a
+// 400 naming the field) and the state machine (a block is untrusted input: a failure is a result).
+import { isHex } from '../primitives/index.ts';
+
+export type Tif = 'Gtc' | 'Ioc' | 'Alo';
+export type Grouping = 'na' | 'normalTpsl' | 'positionTpsl';
+
+export interface TriggerSpec {
+  readonly isMarket: boolean;
+  readonly triggerPx: string;
+  readonly tpsl: 'tp' | 'sl';
+}
+
+export interface OrderRequest {
+  readonly asset: number;
+  readonly isBuy: boolean;
+  readonly px: string;
+  readonly sz: string;
+  readonly reduceOnly: boolean;
+  /** Set for limit orders. */
+  readonly tif: Tif | null;
+  /** Set for trigger orders. */
+  readonly trigger: TriggerSpec | null;
+  /** Lowercase 0x + 32 hex digits, or null. */
+  readonly cloid: string | null;
+}
+
+export interface OrderAction {
+  readonly type: 'order';
+  readonly orders: readonly OrderRequest[];
+  readonly grouping: Grouping;
+}
+
+export interface CancelAction {
+  readonly type: 'cancel';
+  readonly cancels: readonly { readonly asset: number; readonly oid: number }[];
+}
+
+export interface CancelByCloidAction {
+  readonly type: 'cancelByCloid';
+  readonly cancels: readonly { readonly asset: number; readonly cloid: string }[];
+}
+
+export type Action = OrderAction | CancelAction | CancelByCloidAction;
+
+/** Action types of the spec that this node does not execute yet. */
+export const PLANNED_ACTIONS: ReadonlySet<string> = new Set([
+  'modify',
+  'usdTransfer',
+  'withdraw',
+  'updateLeverage',
+  'approveAgent',
+  'spotDeploy',
+]);
+
+/** Orders or cancels in one action at most; bounds the work of one transaction. */
+export const MAX_BATCH = 1000;
+
+export interface ActionParseError {
+  /** Path of the offending field, e.g. `action.orders[0].p`. */
+  readonly field: string;
+  readonly missing: boolean;
+  readonly message: string;
+}
+
+class Fail {
+  constructor(readonly error: ActionParseError) {}
+}
+
+function missing(field: string): never {
+  throw new Fail({ field, missing: true, message: `Missing field: ${field}` });
+}
+
+function invalid(field: string, expected: string): never {
+  throw new Fail({ field, missing: false, message: `Invalid field ${field}: expected ${expected}` });
+}
+
+function get(obj: Record<string, unknown>, key: string, path: string): unknown {
+  const v = obj[key];
+  if (v === undefined || v === null) missing(`${path}.${key}`);
+  return v;
+}
+
+function object(v: unknown, field: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) invalid(field, 'an object');
+  return v as Record<string, unknown>;
+}
+
+function int(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) invalid(field, 'a non-negative integer');
+  return v;
+}
+
+function bool(v: unknown, field: string): boolean {
+  if (typeof v !== 'boolean') invalid(field, 'a boolean');
+  return v;
+}
+
+function str(v: unknown, field: string): string {
+  if (typeof v !== 'string') invalid(field, 'a string');
+  return v;
+}
+
+function list(v: unknown, field: string): unknown[] {
+  if (!Array.isArray(v)) invalid(field, 'an array');
+  if (v.length === 0) invalid(field, 'a non-empty array');
+  if (v.length > MAX_BATCH) invalid(field, `at most ${MAX_BATCH} elements`);
+  return v;
+}
+
+function cloid(v: unknown, field: string): string {
+  if (!isHex(v, 16)) invalid(field, 'a 16-byte hex string (0x + 32 hex digits)');
+  return v.toLowerCase();
+}
+
+function parseOrder(v: unknown, path: string): OrderRequest {
+  const o = object(v, path);
+  const asset = int(get(o, 'a', path), `${path}.a`);
+  const isBuy = bool(get(o, 'b', path), `${path}.b`);
+  const px = str(get(o, 'p', path), `${path}.p`);
+  const sz = str(get(o, 's', path), `${path}.s`);
+  const reduceOnly = bool(get(o, 'r', path), `${path}.r`);
+  const t = object(get(o, 't', path), `${path}.t`);
+  let tif: Tif | null = null;
+  let trigger: TriggerSpec | null = null;
+  if (t.limit !== undefined) {
+    const limit = object(t.limit, `${path}.t.limit`);
+    const value = get(limit, 'tif', `${path}.t.limit`);
+    if (value !== 'Gtc' && value !== 'Ioc' && value !== 'Alo') invalid(`${path}.t.limit.tif`, 'Gtc, Ioc or Alo');
+    tif = value;
+  } else if (t.trigger !== undefined) {
+    const tp = `${path}.t.trigger`;
+    const tr = object(t.trigger, tp);
+    const isMarket = bool(get(tr, 'isMarket', tp), `${tp}.isMarket`);
+    const triggerPx = str(get(tr, 'triggerPx', tp), `${tp}.triggerPx`);
+    const tpsl = get(tr, 'tpsl', tp);
+    if (tpsl !== 'tp' && tpsl !== 'sl') invalid(`${tp}.tpsl`, 'tp or sl');
+    trigger = { isMarket, triggerPx, tpsl };
+  } else {
+    missing(`${path}.t.limit`);
+  }
+  const c = o.c === undefined || o.c === null ? null : cloid(o.c, `${path}.c`);
+  return { asset, isBuy, px, sz, reduceOnly, tif, trigger, cloid: c };
+}
+
+function parseGrouping(v: unknown): Grouping {
+  if (v === undefined || v === null) return 'na';
+  if (v === 'na' || v === 'normalTpsl' || v === 'positionTpsl') return v;
+  invalid('action.grouping', 'na, normalTpsl or positionTpsl');
+}
+
+function parseByType(a: Record<string, unknown>, type: string): Action {
+  switch (type) {
+    case 'order': {
+      const orders = list(get(a, 'orders', 'action'), 'action.orders');
+      return {
+        type,
+        orders: orders.map((o, i) => parseOrder(o, `action.orders[${i}]`)),
+        grouping: parseGrouping(a.grouping),
+      };
+    }
+    case 'cancel': {
+      const cancels = list(get(a, 'cancels', 'action'), 'action.cancels').map((c, i) => {
+        const p = `action.cancels[${i}]`;
+        const o = object(c, p);
+        return { asset: int(get(o, 'a', p), `${p}.a`), oid: int(get(o, 'o', p), `${p}.o`) };
+      });
+      return { type, cancels };
+    }
+    case 'cancelByCloid': {
+      const cancels = list(get(a, 'cancels', 'action'), 'action.cancels').map((c, i) => {
+        const p = `action.cancels[${i}]`;
+        const o = object(c, p);
+        return { asset: int(get(o, 'asset', p), `${p}.asset`), cloid: cloid(get(o, 'cloid', p), `${p}.cloid`) };
+      });
+      return { type, cancels };
+    }
+    default:
+      if (PLANNED_ACTIONS.has(type)) {
+        throw new Fail({ field: 'action.type', missing: false, message: `Action type ${type} is not available on this node yet` });
+      }
+      throw new Fail({ field: 'action.type', missing: false, message: `Unknown action type: ${type}` });
+  }
+}
+
+export function parseAction(v: unknown): Action | ActionParseError {
+  try {
+    if (v === undefined || v === null) missing('action');
+    const a = object(v, 'action');
+    const type = str(get(a, 'type', 'action'), 'action.type');
+    return parseByType(a, type);
+  } catch (e) {
+    if (e instanceof Fail) return e.error;
+    throw e;
+  }
+}
+
+export function isActionParseError(v: Action | ActionParseError): v is ActionParseError {
+  return 'field' in v;
+}

@@ -1,0 +1,89 @@
+// Who signed a request: the EIP-712 `Agent` message under the two bindings of DESIGN.md.
+//   action binding:  connectionId = keccak256(canonical(action) || uint64_be(nonce) || vault)
+//                    vault = 0x00, or 0x01 followed by the 20 address bytes
+//   literal binding: connectionId = nonce as a 32-byte big-endian integer (the spec's flow;
+//                    only where the genesis allows it, since it does not bind the action)
+import {
+  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256,
+  recoverAddress, uint64BE, utf8, type Address, type Eip712Domain,
+} from '../primitives/index.ts';
+
+export type Binding = 'action' | 'literal';
+
+export interface AuthConfig {
+  readonly domain: Eip712Domain;
+  /** `a` on mainnet, `b` on testnet and local. */
+  readonly source: string;
+  readonly literalNonceBinding: boolean;
+}
+
+export interface SignatureWire {
+  readonly r: string;
+  readonly s: string;
+  readonly v: number;
+}
+
+export interface SignerCandidate {
+  readonly binding: Binding;
+  readonly address: Address;
+}
+
+export function exchangeDomain(chainId: number): Eip712Domain {
+  return { name: 'SvcExchange', version: '1', chainId, verifyingContract: '0x0000000000000000000000000000000000000000' };
+}
+
+export function actionConnectionId(action: unknown, nonce: number, vault: Address | null): Uint8Array {
+  const vaultBytes = vault === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), hexToBytes(vault));
+  return keccak256(concatBytes(utf8(canonicalize(action)), uint64BE(nonce), vaultBytes));
+}
+
+export function literalConnectionId(nonce: number): Uint8Array {
+  return concatBytes(new Uint8Array(24), uint64BE(nonce));
+}
+
+/** Parses `{r, s, v}`; v may be 27/28 or 0/1. Null when malformed. */
+export function parseSignature(sig: unknown): { r: bigint; s: bigint; recovery: number } | null {
+  if (typeof sig !== 'object' || sig === null) return null;
+  const { r, s, v } = sig as Record<string, unknown>;
+  if (!isHex(r) || !isHex(s) || r.length > 66 || s.length > 66 || r.length < 3 || s.length < 3) return null;
+  if (typeof v !== 'number' || ![0, 1, 27, 28].includes(v)) return null;
+  return { r: BigInt(r), s: BigInt(s), recovery: v >= 27 ? v - 27 : v };
+}
+
+const separators = new Map<string, Uint8Array>();
+
+function separatorOf(d: Eip712Domain): Uint8Array {
+  const key = `${d.name}|${d.version}|${d.chainId}|${d.verifyingContract}`;
+  let sep = separators.get(key);
+  if (sep === undefined) separators.set(key, (sep = domainSeparator(d)));
+  return sep;
+}
+
+/** Every address the signature recovers to under the allowed bindings, action binding first. */
+export function signerCandidates(
+  cfg: AuthConfig,
+  req: { action: unknown; nonce: number; vaultAddress: Address | null; signature: unknown },
+): SignerCandidate[] {
+  const sig = parseSignature(req.signature);
+  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return [];
+  const sep = separatorOf(cfg.domain);
+  const out: SignerCandidate[] = [];
+  const bindings: [Binding, Uint8Array][] = [['action', actionConnectionId(req.action, req.nonce, req.vaultAddress)]];
+  if (cfg.literalNonceBinding) bindings.push(['literal', literalConnectionId(req.nonce)]);
+  for (const [binding, connectionId] of bindings) {
+    const address = recoverAddress(agentDigest(sep, cfg.source, connectionId), sig);
+    if (address !== null) out.push({ binding, address });
+  }
+  return out;
+}
+
+/** What a client author needs to fix a signer whose address the node does not know. */
+export function signingHint(cfg: AuthConfig): string {
+  const d = cfg.domain;
+  const literal = cfg.literalNonceBinding ? ', or connectionId = nonce as bytes32 (literal binding)' : '';
+  return (
+    `EIP-712 domain {name: "${d.name}", version: "${d.version}", chainId: ${d.chainId}, verifyingContract: ${d.verifyingContract}}, ` +
+    `primary type Agent {string source, bytes32 connectionId}, source "${cfg.source}", ` +
+    `connectionId = keccak256(RFC 8785 canonical JSON of action || uint64 big-endian nonce || vault byte(s))${literal}`
+  );
+}

@@ -1,0 +1,130 @@
+// The exchange state machine: blocks of authenticated transactions in, results and events out.
+// Pure and deterministic: time comes from the block, iteration orders are fixed, no floats in state.
+import type { Address } from '../primitives/index.ts';
+import { Account } from './account.ts';
+import { isActionParseError, parseAction, type Action } from './actions.ts';
+import type { ExchangeConfig } from './config.ts';
+import { exchangeError, type ExchangeError } from './errors.ts';
+import type { ExchangeEvent } from './events.ts';
+import { cancelOrder, cancelOrderByCloid, placeOrder, type TxContext } from './placement.ts';
+import { ExchangeState } from './state.ts';
+
+/** A transaction whose signature the node has verified: `signer` is the recovered address. */
+export interface ExchangeTx {
+  /** 0x-prefixed hash of the transaction bytes; fills carry it. */
+  readonly hash: string;
+  readonly signer: Address;
+  readonly nonce: number;
+  readonly vaultAddress: Address | null;
+  /** The action as it arrived on the wire; parsed here because blocks are untrusted input. */
+  readonly action: unknown;
+}
+
+export type ActionResponse =
+  | { type: 'order'; data: { statuses: unknown[] } }
+  | { type: 'cancel'; data: { statuses: unknown[] } };
+
+export type TxResult = { status: 'ok'; response: ActionResponse } | { status: 'err'; error: ExchangeError };
+
+export interface TxOutcome {
+  readonly result: TxResult;
+  readonly events: readonly ExchangeEvent[];
+}
+
+export interface GenesisBalance {
+  readonly address: Address;
+  /** USD units (10^-8). */
+  readonly usdc: bigint;
+}
+
+export class Exchange {
+  constructor(readonly state: ExchangeState) {}
+
+  static fromGenesis(config: ExchangeConfig, balances: readonly GenesisBalance[], genesisTime: number): Exchange {
+    const state = new ExchangeState(config);
+    state.time = genesisTime;
+    for (const b of balances) state.accounts.set(b.address, new Account(b.address, b.usdc));
+    return new Exchange(state);
+  }
+
+  get height(): number {
+    return this.state.height;
+  }
+
+  /** Starts block `height` at `time` ms. Heights advance by one; time never goes back. */
+  beginBlock(height: number, time: number): void {
+    if (height !== this.state.height + 1) throw new Error(`invariant: block ${height} after ${this.state.height}`);
+    if (time < this.state.time) throw new Error(`invariant: block time ${time} before ${this.state.time}`);
+    this.state.height = height;
+    this.state.time = time;
+  }
+
+  execute(tx: ExchangeTx): TxOutcome {
+    const events: ExchangeEvent[] = [];
+    const result = this.run(tx, events);
+    return { result, events };
+  }
+
+  /** The account a transaction acts for, after the agent and activation checks. */
+  private actor(tx: ExchangeTx): Account | ExchangeError {
+    const { state } = this;
+    const owner = tx.vaultAddress ?? tx.signer;
+    if (owner !== tx.signer && state.agents.get(tx.signer) !== owner) {
+      return exchangeError('AGENT_NOT_AUTHORIZED');
+    }
+    return state.accounts.get(owner) ?? exchangeError('ACCOUNT_NOT_ACTIVATED');
+  }
+
+  /** Checks the nonce against the block time and marks it used. */
+  private useNonce(signer: Address, nonce: number): ExchangeError | null {
+    const { state } = this;
+    const window = state.config.nonceWindowMs;
+    if (!Number.isSafeInteger(nonce) || nonce < state.time - window) return exchangeError('NONCE_TOO_OLD');
+    if (nonce > state.time + window) return exchangeError('NONCE_IN_FUTURE');
+    let used = state.nonces.get(signer);
+    if (used === undefined) state.nonces.set(signer, (used = new Set()));
+    if (used.has(nonce)) return exchangeError('NONCE_USED');
+    for (const n of used) if (n < state.time - window) used.delete(n);
+    used.add(nonce);
+    return null;
+  }
+
+  private run(tx: ExchangeTx, events: ExchangeEvent[]): TxResult {
+    const acct = this.actor(tx);
+    if ('code' in acct) return { status: 'err', error: acct };
+    const nonceError = this.useNonce(tx.signer, tx.nonce);
+    if (nonceError !== null) return { status: 'err', error: nonceError };
+    const action = parseAction(tx.action);
+    if (isActionParseError(action)) return { status: 'err', error: exchangeError('INVALID_ACTION', action.message) };
+    const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
+    return { status: 'ok', response: this.dispatch(ctx, acct, action) };
+  }
+
+  private dispatch(ctx: TxContext, acct: Account, action: Action): ActionResponse {
+    switch (action.type) {
+      case 'order':
+        return { type: 'order', data: { statuses: action.orders.map((o) => placeOrder(ctx, acct, o)) } };
+      case 'cancel':
+        return { type: 'cancel', data: { statuses: action.cancels.map((c) => cancelOrder(ctx, acct, c.asset, c.oid)) } };
+      case 'cancelByCloid':
+        return {
+          type: 'cancel',
+          data: { statuses: action.cancels.map((c) => cancelOrderByCloid(ctx, acct, c.asset, c.cloid)) },
+        };
+    }
+  }
+}
+
+/**
+ * Picks the recovered signer the state knows: with a vault, an approved agent of it (or the vault
+ * itself); without, an activated account. Null when none qualifies.
+ */
+export function knownSigner(exchange: Exchange, candidates: readonly { address: Address }[], vault: Address | null): Address | null {
+  const { state } = exchange;
+  for (const c of candidates) {
+    if (vault === null ? state.accounts.has(c.address) : c.address === vault || state.agents.get(c.address) === vault) {
+      return c.address;
+    }
+  }
+  return null;
+}

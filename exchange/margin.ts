@@ -1,0 +1,37 @@
+// Cross-margin figures of one account at current mark prices.
+import { initialMargin, unrealizedPnl, type Account } from './account.ts';
+import type { ExchangeState } from './state.ts';
+
+export interface MarginFigures {
+  /** USDC plus unrealized PnL of every position. */
+  readonly accountValue: bigint;
+  /** Initial margin of the open positions at mark. */
+  readonly positionMargin: bigint;
+  /** Sum of |position notional| at mark. */
+  readonly totalNtlPos: bigint;
+  /** Half the initial margin at maximum leverage, per position. */
+  readonly maintenanceMargin: bigint;
+}
+
+export function marginFigures(state: ExchangeState, acct: Account): MarginFigures {
+  let accountValue = acct.usdc;
+  let positionMargin = 0n;
+  let totalNtlPos = 0n;
+  let maintenanceMargin = 0n;
+  for (const [asset, pos] of acct.positions) {
+    const market = state.markets[asset];
+    if (market === undefined) continue;
+    const ntl = state.notional(market, state.markPx(market), Math.abs(pos.szi));
+    accountValue += unrealizedPnl(pos, ntl);
+    positionMargin += initialMargin(ntl, state.leverage(acct, market));
+    totalNtlPos += ntl;
+    maintenanceMargin += initialMargin(ntl, 2 * market.config.maxLeverage);
+  }
+  return { accountValue, positionMargin, totalNtlPos, maintenanceMargin };
+}
+
+/** Collateral still free for new orders. May be negative when prices moved against the account. */
+export function availableMargin(state: ExchangeState, acct: Account): bigint {
+  const f = marginFigures(state, acct);
+  return f.accountValue - f.positionMargin - acct.orderMargin;
+}

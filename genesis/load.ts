@@ -1,0 +1,99 @@
+// Genesis validation and its translation into the exchange's typed configuration.
+import {
+  bytesToHex, canonicalize, keccak256, normalizeAddress, parseScaled, utf8, type Address,
+} from '../primitives/index.ts';
+import {
+  PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals,
+  type ExchangeConfig, type GenesisBalance,
+} from '../exchange/index.ts';
+import type { GenesisFile } from './schema.ts';
+
+export interface LoadedGenesis {
+  readonly file: GenesisFile;
+  /** keccak256 of the canonical genesis JSON; names the chain. */
+  readonly hash: string;
+  readonly exchange: ExchangeConfig;
+  readonly balances: readonly GenesisBalance[];
+}
+
+export class GenesisError extends Error {
+  override readonly name = 'GenesisError';
+}
+
+const TOKEN_NAME_RE = /^[A-Z0-9]{1,10}$/;
+
+function check(ok: boolean, message: string): asserts ok {
+  if (!ok) throw new GenesisError(message);
+}
+
+function intIn(v: unknown, lo: number, hi: number, what: string): number {
+  check(typeof v === 'number' && Number.isSafeInteger(v) && v >= lo && v <= hi, `${what} must be an integer in [${lo}, ${hi}]`);
+  return v as number;
+}
+
+function scaled(text: unknown, decimals: number, what: string): number {
+  const v = typeof text === 'string' ? parseScaled(text, decimals) : null;
+  check(v !== null && v > 0n && v <= BigInt(Number.MAX_SAFE_INTEGER), `${what} must be a positive decimal with at most ${decimals} decimals`);
+  return Number(v);
+}
+
+export function loadGenesis(file: GenesisFile): LoadedGenesis {
+  const g = file.exchange;
+  intIn(file.chainId, 1, 2 ** 32, 'chainId');
+  check(['local', 'testnet', 'mainnet'].includes(file.network), 'network must be local, testnet or mainnet');
+  check(file.network === 'local' || !file.auth.literalNonceBinding, 'literalNonceBinding is for local networks only');
+  const names = new Set<string>();
+  const perps = g.perps.map((p, i) => {
+    check(!names.has(p.name) && TOKEN_NAME_RE.test(p.name), `perp ${i}: name must be unique, 1-10 uppercase letters or digits`);
+    names.add(p.name);
+    const szDecimals = intIn(p.szDecimals, 0, PERP_MAX_DECIMALS, `perp ${p.name} szDecimals`);
+    return {
+      name: p.name,
+      szDecimals,
+      maxLeverage: intIn(p.maxLeverage, 1, 100, `perp ${p.name} maxLeverage`),
+      onlyIsolated: p.onlyIsolated ?? false,
+      referencePx: scaled(p.referencePx, perpPxDecimals({ szDecimals }), `perp ${p.name} referencePx`),
+      minSz: scaled(p.minSz, szDecimals, `perp ${p.name} minSz`),
+    };
+  });
+  check(perps.length <= SPOT_ASSET_OFFSET, 'at most 10000 perps');
+  check(g.spotTokens[0]?.name === 'USDC', 'the first spot token must be USDC (index 10000)');
+  const tokenNames = new Set<string>();
+  const spotTokens = g.spotTokens.map((t, i) => {
+    check(!tokenNames.has(t.name) && TOKEN_NAME_RE.test(t.name), `spot token ${i}: name must be unique, 1-10 uppercase letters or digits`);
+    tokenNames.add(t.name);
+    return {
+      name: t.name,
+      szDecimals: intIn(t.szDecimals, 0, 8, `token ${t.name} szDecimals`),
+      weiDecimals: intIn(t.weiDecimals, 0, 18, `token ${t.name} weiDecimals`),
+      index: USDC_TOKEN_INDEX + i,
+    };
+  });
+  const pairs = new Set<string>();
+  const spotPairs = g.spotPairs.map((p, index) => {
+    const base = spotTokens.find((t) => t.index === p.base);
+    check(base !== undefined && spotTokens.some((t) => t.index === p.quote) && p.base !== p.quote, `spot pair ${index}: both tokens must be registered and distinct`);
+    check(!pairs.has(`${p.base}/${p.quote}`), `spot pair ${index}: already exists`);
+    pairs.add(`${p.base}/${p.quote}`);
+    return { base: p.base, quote: p.quote, index, minSz: scaled(p.minSz, base.szDecimals, `spot pair ${index} minSz`) };
+  });
+  const seen = new Set<Address>();
+  const balances = file.balances.map((b, i) => {
+    const address = normalizeAddress(b.address);
+    check(address !== null && !seen.has(address), `balance ${i}: address must be a unique 20-byte hex address`);
+    seen.add(address);
+    const usdc = parseScaled(b.usdc, USD_DECIMALS);
+    check(usdc !== null && usdc >= 0n, `balance ${address}: usdc must be a non-negative decimal`);
+    return { address, usdc };
+  });
+  const exchange: ExchangeConfig = {
+    perps,
+    spotTokens,
+    spotPairs,
+    defaultLeverage: intIn(g.defaultLeverage, 1, 100, 'defaultLeverage'),
+    maxOpenOrdersPerMarket: intIn(g.maxOpenOrdersPerMarket, 1, 100_000, 'maxOpenOrdersPerMarket'),
+    nonceWindowMs: intIn(g.nonceWindowMs, 1000, 86_400_000, 'nonceWindowMs'),
+  };
+  const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
+  return { file, hash, exchange, balances };
+}

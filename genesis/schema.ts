@@ -1,0 +1,57 @@
+// The genesis file: what a chain starts from. Decimal amounts are strings, parsed exactly.
+export type Network = 'local' | 'testnet' | 'mainnet';
+
+export interface GenesisPerp {
+  name: string;
+  szDecimals: number;
+  maxLeverage: number;
+  onlyIsolated?: boolean;
+  /** Reference price until the book and trades give one (decimal string). */
+  referencePx: string;
+  /** Minimum order size (decimal string, a multiple of the lot). */
+  minSz: string;
+}
+
+export interface GenesisSpotToken {
+  name: string;
+  szDecimals: number;
+  weiDecimals: number;
+}
+
+export interface GenesisSpotPair {
+  /** Token indices (10000 = USDC). */
+  base: number;
+  quote: number;
+  minSz: string;
+}
+
+export interface GenesisValidator {
+  /** Hex-encoded ed25519 public key (32 bytes). */
+  pubKey: string;
+  power: number;
+}
+
+export interface GenesisFile {
+  chainId: number;
+  network: Network;
+  /** Milliseconds since the epoch; block times start after it. */
+  genesisTime: number;
+  auth: {
+    /** Whether the spec's literal binding (connectionId = nonce) is accepted besides the action binding. */
+    literalNonceBinding: boolean;
+  };
+  exchange: {
+    defaultLeverage: number;
+    maxOpenOrdersPerMarket: number;
+    nonceWindowMs: number;
+    perps: GenesisPerp[];
+    /** Listed in index order from 10000; the first must be USDC. */
+    spotTokens: GenesisSpotToken[];
+    /** Listed in pair-index order from 0. */
+    spotPairs: GenesisSpotPair[];
+  };
+  /** USDC collateral credited at genesis (decimal strings). */
+  balances: { address: string; usdc: string }[];
+  /** Empty on a devnet: the node's own key is the single validator. */
+  validators: GenesisValidator[];
+}
