@@ -1,0 +1,29 @@
+// `svc devnet`: one command, one validator, funded development accounts.
+import { DEV_ACCOUNT_USDC, DEV_ACCOUNTS, DEV_MNEMONIC, devnetGenesis } from '../genesis/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import type { DevnetOptions } from './options.ts';
+
+export async function runDevnet(opts: DevnetOptions, out: (line: string) => void): Promise<SvcNode> {
+  const node = await SvcNode.start({
+    ...DEFAULT_NODE_CONFIG,
+    dataDir: opts.dataDir,
+    genesis: devnetGenesis(),
+    fresh: opts.fresh,
+    host: opts.host,
+    restPort: opts.restPort,
+    log: out,
+  });
+  const g = node.genesis;
+  out('svc devnet: single-validator local chain');
+  out(`  chain id      ${g.file.chainId} (genesis ${g.hash})`);
+  out(`  data dir      ${opts.dataDir}`);
+  out(`  validator     ${node.validatorKey.publicKey}`);
+  out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
+  out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/health, GET /v1/height)`);
+  out('');
+  out(`Funded development accounts, ${DEV_ACCOUNT_USDC} USDC each (mnemonic "${DEV_MNEMONIC}"):`);
+  DEV_ACCOUNTS.forEach((a, i) => out(`  (${i}) ${a.address}  key ${a.privateKey}`));
+  out('');
+  out('These keys are public: never use them outside a local devnet. Ctrl-C stops the node.');
+  return node;
+}

@@ -1,0 +1,65 @@
+// cli/: the `svc` command. Returns an exit code; the process is ended by bin/svc.js.
+import { NodeStartError } from '../node/index.ts';
+import { GenesisError } from '../genesis/index.ts';
+import { runDevnet } from './devnet.ts';
+import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
+
+const USAGE = `Usage: svc <command> [options]
+
+Commands:
+  devnet    run a single-validator local chain (npm start)
+  help      show this help
+
+Run "svc devnet --help" for its options.`;
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const handler = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+      resolve(sig);
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const out = (line: string) => console.log(line);
+  try {
+    switch (command) {
+      case 'devnet': {
+        const opts = parseDevnetOptions(rest, process.env);
+        if (opts === 'help') return void out(DEVNET_USAGE), 0;
+        const node = await runDevnet(opts, out);
+        const sig = await waitForSignal();
+        out(`\n${sig}: stopping (a second signal forces exit)`);
+        const force = () => process.exit(130);
+        process.once('SIGINT', force);
+        process.once('SIGTERM', force);
+        await node.stop();
+        out(`stopped at height ${node.height}`);
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`svc: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof NodeStartError || err instanceof GenesisError) {
+      console.error(`svc: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}

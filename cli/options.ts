@@ -1,0 +1,69 @@
+// Command-line flags of `svc devnet`, mapped onto typed options; the environment is read here only.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export interface DevnetOptions {
+  readonly dataDir: string;
+  readonly restPort: number;
+  readonly wsPort: number;
+  readonly rpcPort: number;
+  readonly host: string;
+  readonly fresh: boolean;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const DEVNET_USAGE = `Usage: svc devnet [options]
+
+Runs a single-validator local chain from the built-in devnet genesis.
+
+Options:
+  --data-dir <dir>   where blocks and state live (default: $SVC_HOME/devnet, SVC_HOME=~/.svc)
+  --rest-port <n>    REST API port (default 4001; 0 picks a free port)
+  --ws-port <n>      WebSocket port (default 4000; reserved until the WebSocket API lands)
+  --rpc-port <n>     EVM JSON-RPC port (default 3001; reserved until the EVM lands)
+  --host <addr>      interface to listen on (default 127.0.0.1)
+  --fresh            wipe the data directory first
+  -h, --help         show this help`;
+
+function port(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${value}"`);
+  return n;
+}
+
+export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'data-dir': { type: 'string' },
+        'rest-port': { type: 'string' },
+        'ws-port': { type: 'string' },
+        'rpc-port': { type: 'string' },
+        host: { type: 'string' },
+        fresh: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  const home = env.SVC_HOME ?? join(homedir(), '.svc');
+  return {
+    dataDir: resolve(values['data-dir'] ?? join(home, 'devnet')),
+    restPort: port(values['rest-port'], 4001, '--rest-port'),
+    wsPort: port(values['ws-port'], 4000, '--ws-port'),
+    rpcPort: port(values['rpc-port'], 3001, '--rpc-port'),
+    host: values.host ?? '127.0.0.1',
+    fresh: values.fresh ?? false,
+  };
+}

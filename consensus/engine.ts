@@ -1,0 +1,32 @@
+// The seam between consensus and the application. consensus/ orders opaque transactions; node/
+// implements ConsensusApp (mempool, execution, storage). The BFT engine implements the same
+// ConsensusEngine as the single-validator one, so execution is not rewired when it lands.
+import type { Block, Commit } from './block.ts';
+
+export interface CommittedHead {
+  readonly height: number;
+  /** Header hash of the last committed block (the genesis hash at height 0). */
+  readonly hash: string;
+  readonly time: number;
+  /** App hash after executing the last committed block. */
+  readonly appHash: string;
+}
+
+/** What consensus needs from the application; declared here, supplied by node/. */
+export interface ConsensusApp {
+  /** Last committed block as the application has durably stored it. */
+  head(): CommittedHead;
+  /** Up to `max` pending transactions in admission order, removed from the pool. */
+  reapTxs(max: number): Uint8Array[];
+  pendingTxs(): number;
+  /** Executes and durably stores a decided block; resolves when it is on disk. */
+  commitBlock(block: Block, commit: Commit): Promise<void>;
+}
+
+export interface ConsensusEngine {
+  start(): void;
+  /** The application has new transactions; propose soon. */
+  notifyTxs(): void;
+  /** Finishes the block in flight, then stops. */
+  stop(): Promise<void>;
+}

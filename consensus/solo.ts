@@ -1,0 +1,95 @@
+// The n = 1 case of BFT: a single validator whose own signature is +2/3 of the voting power.
+// Proposes as soon as transactions are pending (after a small batching delay) and an empty
+// block at a slow cadence; one block in flight at a time.
+import { commitSignBytes, headerHash, txRoot, type Block, type BlockHeader, type Commit } from './block.ts';
+import type { ConsensusApp, ConsensusEngine } from './engine.ts';
+import type { ValidatorKey } from './validator-key.ts';
+
+export interface SoloOptions {
+  readonly chainId: number;
+  readonly key: ValidatorKey;
+  /** Wall clock in ms; block times are max(now, parent + 1). */
+  readonly now: () => number;
+  /** Wait this long after the first pending transaction so a block batches its neighbours. */
+  readonly batchDelayMs: number;
+  /** Produce an empty block after this long without transactions. */
+  readonly emptyBlockIntervalMs: number;
+  readonly maxBlockTxs: number;
+  /** Called when committing fails: the node cannot continue safely. */
+  readonly onFatal: (err: unknown) => void;
+}
+
+export class SoloEngine implements ConsensusEngine {
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private running = false;
+  private dueAt = 0;
+
+  constructor(
+    private readonly app: ConsensusApp,
+    private readonly opts: SoloOptions,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.schedule(this.app.pendingTxs() > 0 ? this.opts.batchDelayMs : this.opts.emptyBlockIntervalMs);
+  }
+
+  notifyTxs(): void {
+    if (!this.running || this.inFlight !== null) return;
+    this.schedule(this.opts.batchDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.inFlight;
+  }
+
+  /** Arms the production timer to fire in `delayMs`, unless it is already due sooner. */
+  private schedule(delayMs: number): void {
+    const dueAt = this.opts.now() + delayMs;
+    if (this.timer !== null) {
+      if (this.dueAt <= dueAt) return;
+      clearTimeout(this.timer);
+    }
+    this.dueAt = dueAt;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.inFlight = this.produce().finally(() => {
+        this.inFlight = null;
+        if (this.running) this.schedule(this.app.pendingTxs() > 0 ? 0 : this.opts.emptyBlockIntervalMs);
+      });
+    }, delayMs);
+  }
+
+  private async produce(): Promise<void> {
+    const head = this.app.head();
+    const txs = this.app.reapTxs(this.opts.maxBlockTxs);
+    const header: BlockHeader = {
+      chainId: this.opts.chainId,
+      height: head.height + 1,
+      time: Math.max(this.opts.now(), head.time + 1),
+      parentHash: head.hash,
+      txRoot: txRoot(txs),
+      appHash: head.appHash,
+      proposer: this.opts.key.publicKey,
+    };
+    const block: Block = { header, txs };
+    const blockHash = headerHash(header);
+    const commit: Commit = {
+      height: header.height,
+      blockHash,
+      signatures: [
+        { validator: this.opts.key.publicKey, signature: this.opts.key.sign(commitSignBytes(this.opts.chainId, header.height, blockHash)) },
+      ],
+    };
+    try {
+      await this.app.commitBlock(block, commit);
+    } catch (err) {
+      this.running = false;
+      this.opts.onFatal(err);
+    }
+  }
+}

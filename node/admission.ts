@@ -1,0 +1,42 @@
+// Admission of signed requests into the mempool: recover the signer, check the agent and the
+// nonce against the node clock, refuse duplicates. Execution repeats the state checks against
+// the block, so admission only saves a round trip for requests that would fail anyway.
+import {
+  exchangeError, knownSigner, signerCandidates, signingHint, type AuthConfig, type Exchange,
+} from '../exchange/index.ts';
+import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
+import type { Mempool } from './mempool.ts';
+import { encodeRequest, toExchangeTx } from './tx-codec.ts';
+
+export interface AdmissionDeps {
+  readonly auth: AuthConfig;
+  readonly exchange: Exchange;
+  readonly mempool: Mempool;
+  readonly now: () => number;
+  readonly nonceWindowMs: number;
+  /** Told after each admission so the engine can propose. */
+  readonly onAdmitted: () => void;
+}
+
+export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
+  const candidates = signerCandidates(d.auth, req);
+  if (candidates.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };
+  const signer = knownSigner(d.exchange, candidates, req.vaultAddress);
+  if (signer === null) {
+    const recovered = candidates.map((c) => c.address).join(' or ');
+    const hint = `recovered signer ${recovered}; expected ${signingHint(d.auth)}`;
+    const code = req.vaultAddress === null ? 'ACCOUNT_NOT_ACTIVATED' : 'AGENT_NOT_AUTHORIZED';
+    return { kind: 'rejected', error: exchangeError(code, undefined, { signer: candidates[0]?.address ?? '', hint }) };
+  }
+  const now = d.now();
+  if (req.nonce < now - d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_TOO_OLD', undefined, { nonce: req.nonce, serverTime: now }) };
+  if (req.nonce > now + d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_IN_FUTURE', undefined, { nonce: req.nonce, serverTime: now }) };
+  if (d.exchange.state.nonces.get(signer)?.has(req.nonce) || d.mempool.hasNonce(signer, req.nonce)) {
+    return { kind: 'rejected', error: exchangeError('NONCE_USED', undefined, { nonce: req.nonce }) };
+  }
+  if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
+  const bytes = encodeRequest(req);
+  const pending = d.mempool.add({ bytes, tx: toExchangeTx(bytes, req, signer) });
+  d.onAdmitted();
+  return { kind: 'executed', result: await pending };
+}

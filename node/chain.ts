@@ -1,0 +1,131 @@
+// The application side of consensus: executes decided blocks through exchange/, persists each
+// block with everything derived from it in one batch, then answers waiting requests.
+import {
+  headerHash, type Block, type Commit, type CommittedHead, type ConsensusApp,
+} from '../consensus/index.ts';
+import {
+  exchangeError, snapshotState, type Exchange, type ExchangeEvent, type TxResult,
+} from '../exchange/index.ts';
+import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
+import type { EventBus } from './event-bus.ts';
+import type { Mempool } from './mempool.ts';
+import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
+import { decodeRequest, toExchangeTx } from './tx-codec.ts';
+
+/** Address no key can sign for: the signer of a transaction that does not decode. */
+const NO_SIGNER = '0x0000000000000000000000000000000000000000';
+
+export interface ExecutedBlock {
+  readonly results: { hash: string; result: TxResult }[];
+  readonly events: ExchangeEvent[];
+  readonly appHash: string;
+}
+
+/** App hash chain: keccak256(previous app hash || keccak256(canonical results and events)). */
+export function nextAppHash(prev: string, results: unknown, events: unknown): string {
+  const digest = keccak256(utf8(canonicalize({ results, events })));
+  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), digest)));
+}
+
+export interface ChainOptions {
+  /** Write a full state snapshot every this many blocks. */
+  readonly snapshotInterval: number;
+}
+
+export class Chain implements ConsensusApp {
+  /** Signers of transactions reaped from the mempool, by hash, until their block commits. */
+  private readonly reaped = new Map<string, string>();
+
+  constructor(
+    readonly store: ChainStore,
+    readonly exchange: Exchange,
+    private headState: StoredHead,
+    private readonly mempool: Mempool,
+    private readonly bus: EventBus,
+    private readonly opts: ChainOptions,
+  ) {}
+
+  head(): CommittedHead {
+    return this.headState;
+  }
+
+  get storedHead(): StoredHead {
+    return this.headState;
+  }
+
+  reapTxs(max: number): Uint8Array[] {
+    return this.mempool.reap(max).map((p) => {
+      this.reaped.set(p.tx.hash, p.tx.signer);
+      return p.bytes;
+    });
+  }
+
+  pendingTxs(): number {
+    return this.mempool.size;
+  }
+
+  /** Runs a block through the state machine. Used for new blocks and for replay at start-up. */
+  execute(block: Block, signers: readonly string[]): ExecutedBlock {
+    const { header } = block;
+    this.exchange.beginBlock(header.height, header.time);
+    const results: ExecutedBlock['results'] = [];
+    const events: ExchangeEvent[] = [];
+    block.txs.forEach((bytes, i) => {
+      const req = decodeRequest(bytes);
+      const tx = toExchangeTx(bytes, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signers[i] ?? NO_SIGNER);
+      const outcome = req === null
+        ? { result: { status: 'err', error: exchangeError('INVALID_ACTION', 'transaction does not decode') } as TxResult, events: [] }
+        : this.exchange.execute(tx);
+      results.push({ hash: tx.hash, result: outcome.result });
+      events.push(...outcome.events);
+    });
+    return { results, events, appHash: nextAppHash(this.headState.appHash, results, events) };
+  }
+
+  async commitBlock(block: Block, commit: Commit): Promise<void> {
+    const signers = block.txs.map((tx, i) => {
+      const hash = bytesToHex(keccak256(tx));
+      const signer = this.reaped.get(hash);
+      this.reaped.delete(hash);
+      if (signer === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
+      return signer;
+    });
+    const executed = this.execute(block, signers);
+    const hash = headerHash(block.header);
+    const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
+    const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];
+    let fillSeq = this.headState.fillSeq;
+    for (const e of executed.events) {
+      if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill });
+      else orderStatuses.push({ user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+    }
+    const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
+    const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
+    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, snapshot, sync: block.txs.length > 0 });
+    this.headState = head;
+    for (const r of executed.results) this.mempool.settle(r.hash, r.result);
+    this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events });
+  }
+
+  /** Persists a snapshot of the current state (clean shutdown), so start-up replays nothing. */
+  async saveSnapshot(): Promise<void> {
+    await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state) });
+  }
+
+  /** Re-executes stored blocks after the snapshot, checking each against its stored app hash. */
+  async replay(to: StoredHead): Promise<void> {
+    for (let h = this.headState.height + 1; h <= to.height; h++) {
+      const stored = await this.store.block(h);
+      if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
+      const block: Block = { header: stored.header, txs: stored.txs.map((t) => Uint8Array.from(Buffer.from(t, 'base64'))) };
+      const executed = this.execute(block, stored.signers);
+      const next = h === to.height ? to : (await this.store.block(h + 1))?.header.appHash;
+      const expected = typeof next === 'string' ? next : next?.appHash;
+      if (expected !== undefined && expected !== executed.appHash) {
+        throw new Error(`replay of block ${h} gives app hash ${executed.appHash}, the chain recorded ${expected}`);
+      }
+      this.headState = { height: h, hash: headerHash(stored.header), time: stored.header.time, appHash: executed.appHash, fillSeq: to.fillSeq };
+    }
+    this.headState = to;
+  }
+}

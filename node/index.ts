@@ -1,0 +1,3 @@
+// node/: wiring of storage, mempool, execution, consensus engine and API servers.
+export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig } from './node.ts';
+export type { CommittedBlockEvent } from './event-bus.ts';

@@ -1,0 +1,180 @@
+// A running node: storage, state, mempool, consensus engine and API servers, wired together.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  SoloEngine, generateValidatorKey, validatorKeyFromPem, type ConsensusEngine, type ValidatorKey,
+} from '../consensus/index.ts';
+import {
+  Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
+} from '../exchange/index.ts';
+import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
+import { RestServer } from '../rpc/index.ts';
+import { admit } from './admission.ts';
+import { Chain } from './chain.ts';
+import { EventBus } from './event-bus.ts';
+import { Mempool } from './mempool.ts';
+import { makeNodeApi } from './node-api.ts';
+import { ChainStore, type StoredHead } from './storage.ts';
+
+export interface NodeConfig {
+  readonly dataDir: string;
+  readonly genesis: GenesisFile;
+  /** Wipe the data directory first. */
+  readonly fresh: boolean;
+  readonly host: string;
+  readonly restPort: number;
+  readonly batchDelayMs: number;
+  readonly emptyBlockIntervalMs: number;
+  readonly maxBlockTxs: number;
+  readonly snapshotInterval: number;
+  readonly mempoolCapacity: number;
+  readonly maxBodyBytes: number;
+  readonly log: (line: string) => void;
+  /** Wall clock (ms); block times and nonce admission use it. */
+  readonly now: () => number;
+}
+
+export const DEFAULT_NODE_CONFIG = {
+  host: '127.0.0.1',
+  restPort: 4001,
+  batchDelayMs: 2,
+  emptyBlockIntervalMs: 1000,
+  maxBlockTxs: 10_000,
+  snapshotInterval: 1000,
+  mempoolCapacity: 50_000,
+  maxBodyBytes: 1 << 20,
+  fresh: false,
+  log: (line: string) => console.log(line),
+  now: () => Date.now(),
+} satisfies Partial<NodeConfig>;
+
+export class NodeStartError extends Error {
+  override readonly name = 'NodeStartError';
+}
+
+async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
+  const path = join(dataDir, 'validator_key.pem');
+  try {
+    return validatorKeyFromPem(await readFile(path, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const key = generateValidatorKey();
+    await writeFile(path, key.exportPem(), { mode: 0o600 });
+    return key;
+  }
+}
+
+/** Opens the store and rebuilds the state at its committed head: snapshot, then replay. */
+async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
+  const known = await store.genesisHash();
+  if (known !== undefined && known !== genesis.hash) {
+    throw new NodeStartError(`the data directory holds another chain (genesis ${known}); start with --fresh to wipe it`);
+  }
+  if (known === undefined) await store.setGenesisHash(genesis.hash);
+  const to = await store.head();
+  const snapshot = await store.snapshot();
+  if (snapshot !== undefined) {
+    return { exchange: restoreExchange(genesis.exchange, snapshot.state), from: snapshot.head, to };
+  }
+  const exchange = Exchange.fromGenesis(genesis.exchange, genesis.balances, genesis.file.genesisTime);
+  const from: StoredHead = { height: 0, hash: genesis.hash, time: genesis.file.genesisTime, appHash: stateHash(exchange.state), fillSeq: 0 };
+  return { exchange, from, to };
+}
+
+export class SvcNode {
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly config: NodeConfig,
+    readonly genesis: LoadedGenesis,
+    readonly validatorKey: ValidatorKey,
+    readonly store: ChainStore,
+    readonly chain: Chain,
+    readonly bus: EventBus,
+    private readonly engine: ConsensusEngine,
+    private readonly rest: RestServer,
+    readonly restPort: number,
+  ) {}
+
+  get restUrl(): string {
+    return `http://${this.config.host}:${this.restPort}`;
+  }
+
+  get height(): number {
+    return this.chain.storedHead.height;
+  }
+
+  static async start(config: NodeConfig): Promise<SvcNode> {
+    const genesis = loadGenesis(config.genesis);
+    if (config.fresh) await rm(config.dataDir, { recursive: true, force: true });
+    await mkdir(config.dataDir, { recursive: true });
+    await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
+    const key = await loadOrCreateKey(config.dataDir);
+    if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
+      throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
+    }
+    const store = new ChainStore(join(config.dataDir, 'db'));
+    try {
+      await store.open();
+    } catch (err) {
+      throw new NodeStartError(`cannot open the database in ${config.dataDir} (is another node using it?): ${(err as Error).message}`);
+    }
+    try {
+      return await SvcNode.assemble(config, genesis, key, store);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  private static async assemble(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey, store: ChainStore): Promise<SvcNode> {
+    const { exchange, from, to } = await openChainState(store, genesis);
+    const mempool = new Mempool(config.mempoolCapacity);
+    const bus = new EventBus();
+    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval });
+    if (to !== undefined && to.height > from.height) await chain.replay(to);
+    let fatal: unknown = null;
+    const engine = new SoloEngine(chain, {
+      chainId: genesis.file.chainId,
+      key,
+      now: config.now,
+      batchDelayMs: config.batchDelayMs,
+      emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+      maxBlockTxs: config.maxBlockTxs,
+      onFatal: (err) => {
+        fatal = err;
+        config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      },
+    });
+    const auth: AuthConfig = {
+      domain: exchangeDomain(genesis.file.chainId),
+      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
+      literalNonceBinding: genesis.file.auth.literalNonceBinding,
+    };
+    const api = makeNodeApi({
+      exchange,
+      chain,
+      store,
+      healthy: () => fatal === null,
+      submit: (req) =>
+        fatal !== null
+          ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
+          : admit({ auth, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
+    });
+    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
+    const restPort = await rest.listen();
+    engine.start();
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort);
+  }
+
+  /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.rest.close();
+      await this.engine.stop();
+      await this.chain.saveSnapshot();
+      await this.store.close();
+    })();
+    return this.stopping;
+  }
+}

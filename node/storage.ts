@@ -1,0 +1,124 @@
+// The node's level database: blocks with their commits, the committed head, state snapshots and
+// the indexer's records. One block and everything derived from it are written in one batch.
+import { Level } from 'level';
+import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
+import type { FillRecord, OrderView, OrderStatus } from '../exchange/index.ts';
+import type { Json } from '../primitives/index.ts';
+
+export interface StoredHead {
+  readonly height: number;
+  readonly hash: string;
+  readonly time: number;
+  readonly appHash: string;
+  /** Fills indexed so far; the next fill's sequence number. */
+  readonly fillSeq: number;
+}
+
+export interface StoredBlock {
+  readonly header: BlockHeader;
+  /** Transactions, base64. */
+  readonly txs: string[];
+  /** Recovered signer of each transaction (a local verification cache). */
+  readonly signers: string[];
+  readonly commit: Commit;
+}
+
+export interface StoredSnapshot {
+  readonly head: StoredHead;
+  readonly state: Json;
+}
+
+export interface OrderStatusRecord {
+  readonly order: OrderView;
+  readonly status: OrderStatus;
+  readonly statusTimestamp: number;
+}
+
+export interface BlockWrite {
+  readonly block: Block;
+  readonly signers: readonly string[];
+  readonly commit: Commit;
+  readonly head: StoredHead;
+  readonly fills: readonly { user: string; seq: number; fill: FillRecord }[];
+  readonly orderStatuses: readonly { user: string; record: OrderStatusRecord }[];
+  readonly snapshot: StoredSnapshot | null;
+  /** fsync before resolving: set when the block acknowledges actions. */
+  readonly sync: boolean;
+}
+
+const key = (n: number) => n.toString(16).padStart(16, '0');
+
+export class ChainStore {
+  private readonly db: Level<string, unknown>;
+  private readonly blocks;
+  private readonly meta;
+  private readonly fills;
+  private readonly orders;
+
+  constructor(readonly path: string) {
+    this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    this.blocks = this.db.sublevel<string, StoredBlock>('block', { valueEncoding: 'json' });
+    this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
+    this.fills = this.db.sublevel<string, FillRecord>('fill', { valueEncoding: 'json' });
+    this.orders = this.db.sublevel<string, OrderStatusRecord>('ostat', { valueEncoding: 'json' });
+  }
+
+  open(): Promise<void> {
+    return this.db.open();
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  async genesisHash(): Promise<string | undefined> {
+    return (await this.meta.get('genesis')) as string | undefined;
+  }
+
+  setGenesisHash(hash: string): Promise<void> {
+    return this.meta.put('genesis', hash);
+  }
+
+  async head(): Promise<StoredHead | undefined> {
+    return (await this.meta.get('head')) as StoredHead | undefined;
+  }
+
+  async snapshot(): Promise<StoredSnapshot | undefined> {
+    return (await this.meta.get('snapshot')) as StoredSnapshot | undefined;
+  }
+
+  putSnapshot(s: StoredSnapshot): Promise<void> {
+    return this.meta.put('snapshot', s, { sync: true } as never);
+  }
+
+  block(height: number): Promise<StoredBlock | undefined> {
+    return this.blocks.get(key(height));
+  }
+
+  async writeBlock(w: BlockWrite): Promise<void> {
+    const stored: StoredBlock = {
+      header: w.block.header,
+      txs: w.block.txs.map((tx) => Buffer.from(tx).toString('base64')),
+      signers: [...w.signers],
+      commit: w.commit,
+    };
+    const batch = this.db.batch();
+    batch.put(key(w.block.header.height), stored, { sublevel: this.blocks });
+    batch.put('head', w.head, { sublevel: this.meta });
+    for (const f of w.fills) batch.put(`${f.user}!${key(f.seq)}`, f.fill, { sublevel: this.fills });
+    for (const o of w.orderStatuses) batch.put(`${o.user}!${key(o.record.order.oid)}`, o.record, { sublevel: this.orders });
+    if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
+    await batch.write({ sync: w.sync } as never);
+  }
+
+  /** The user's most recent fills, newest first. */
+  async userFills(user: string, limit: number): Promise<FillRecord[]> {
+    const out: FillRecord[] = [];
+    for await (const value of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit })) out.push(value);
+    return out;
+  }
+
+  orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
+    return this.orders.get(`${user}!${key(oid)}`);
+  }
+}

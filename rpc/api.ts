@@ -1,0 +1,52 @@
+// What rpc/ needs from the node, declared here and supplied by node/ (rpc never imports node/).
+import type {
+  ExchangeError, FillRecord, OrderStatus, OrderView, TxResult, views,
+} from '../exchange/index.ts';
+import type { Address } from '../primitives/index.ts';
+
+/** A signed `/exchange` request after its shape was checked. */
+export interface ExchangeRequest {
+  readonly action: unknown;
+  readonly nonce: number;
+  readonly signature: unknown;
+  readonly vaultAddress: Address | null;
+}
+
+export type SubmitOutcome =
+  /** Executed in a committed block; the result is final. */
+  | { readonly kind: 'executed'; readonly result: TxResult }
+  /** Refused before entering a block (signature, agent, nonce). */
+  | { readonly kind: 'rejected'; readonly error: ExchangeError }
+  /** The node cannot take it now (mempool full, shutting down). */
+  | { readonly kind: 'unavailable'; readonly message: string };
+
+export interface MarketRules {
+  readonly name: string;
+  readonly szDecimals: number;
+  /** Minimum order size as a decimal string. */
+  readonly minSz: string;
+}
+
+export interface OrderStatusAnswer {
+  readonly order: OrderView;
+  readonly status: OrderStatus;
+  readonly statusTimestamp: number;
+}
+
+export interface NodeApi {
+  submit(req: ExchangeRequest): Promise<SubmitOutcome>;
+  /** Perp or spot market rules by asset index, for stateless pre-checks. */
+  marketRules(asset: number): MarketRules | null;
+  meta(): ReturnType<typeof views.meta>;
+  spotMeta(): ReturnType<typeof views.spotMeta>;
+  allMids(): Record<string, string>;
+  l2Book(coin: string): ReturnType<typeof views.l2Book>;
+  clearinghouseState(user: Address): ReturnType<typeof views.clearinghouseState>;
+  openOrders(user: Address): OrderView[];
+  userFills(user: Address): Promise<FillRecord[]>;
+  orderStatus(user: Address, oid: number): Promise<OrderStatusAnswer | null>;
+  /** Committed head for `/v1/height` and `/v1/health`. */
+  head(): { height: number; time: number; hash: string };
+  /** True while the node produces or follows blocks. */
+  healthy(): boolean;
+}

@@ -1,0 +1,28 @@
+// POST /exchange: shape checks, then the node's verdict, mapped onto the spec's envelopes.
+import type { NodeApi } from './api.ts';
+import { HttpError, httpErrorOf } from './http-errors.ts';
+import { checkMinimumSizes, parseExchangeRequest } from './request-checks.ts';
+
+export type ExchangeEnvelope =
+  | { status: 'ok'; response: unknown }
+  | { status: 'err'; response: string };
+
+/** Answers with the envelope, or throws the HTTP error (400/401/403/503) the outcome calls for. */
+export async function handleExchange(api: NodeApi, body: Record<string, unknown>): Promise<ExchangeEnvelope> {
+  const { req, action } = parseExchangeRequest(body);
+  checkMinimumSizes(api, action);
+  const outcome = await api.submit(req);
+  switch (outcome.kind) {
+    case 'unavailable':
+      throw new HttpError('service_unavailable', outcome.message);
+    case 'rejected':
+      throw httpErrorOf(outcome.error) ?? new HttpError('bad_request', outcome.error.message, outcome.error.details);
+    case 'executed': {
+      const r = outcome.result;
+      if (r.status === 'ok') return { status: 'ok', response: r.response };
+      const http = httpErrorOf(r.error);
+      if (http !== null) throw http;
+      return { status: 'err', response: r.error.message };
+    }
+  }
+}

@@ -1,0 +1,4 @@
+// rpc/: the API servers. It declares what it needs from the node (api.ts); node/ supplies it.
+export type { NodeApi, ExchangeRequest, SubmitOutcome, MarketRules, OrderStatusAnswer } from './api.ts';
+export { RestServer, type RestServerOptions } from './rest-server.ts';
+export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';

@@ -1,0 +1,86 @@
+// POST /info: one handler per request type; the data goes back directly, with no wrapper.
+import type { NodeApi } from './api.ts';
+import { badRequest } from './http-errors.ts';
+import { requireAddress, requireField, requireInt, requireString } from './request-checks.ts';
+import { formatScaled, isHex, parseDecimal, toScaled } from '../primitives/index.ts';
+
+type Body = Record<string, unknown>;
+type InfoHandler = (api: NodeApi, body: Body) => unknown;
+
+/** Most recent fills returned by `userFills` and per `userFillsByTime` response, as on Hyperliquid. */
+export const MAX_FILLS = 2000;
+
+const HANDLERS: Record<string, InfoHandler> = {
+  meta: (api) => api.meta(),
+  spotMeta: (api) => api.spotMeta(),
+  allMids: (api) => api.allMids(),
+  l2Book: (api, body) => {
+    const coin = requireString(body, 'coin');
+    const book = api.l2Book(coin);
+    if (book === null) throw badRequest(`Unknown coin: ${coin}`, { field: 'coin' });
+    return book;
+  },
+  clearinghouseState: (api, body) => api.clearinghouseState(requireAddress(body, 'user')),
+  openOrders: (api, body) => api.openOrders(requireAddress(body, 'user')),
+  userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
+  userFillsByTime: async (api, body) => {
+    const user = requireAddress(body, 'user');
+    const start = requireInt(body, 'startTime');
+    const end = body.endTime === undefined || body.endTime === null ? Infinity : requireInt(body, 'endTime');
+    const fills = (await api.userFills(user)).filter((f) => f.time >= start && f.time < end).reverse().slice(0, MAX_FILLS);
+    return body.aggregateByTime === true ? aggregateByTime(fills) : fills;
+  },
+  orderStatus: async (api, body) => {
+    const user = requireAddress(body, 'user');
+    const raw = requireField(body, 'oid');
+    let found;
+    if (typeof raw === 'number') {
+      found = await api.orderStatus(user, requireInt(body, 'oid'));
+    } else if (isHex(raw, 16)) {
+      const oid = api.openOrders(user).find((o) => o.cloid === raw.toLowerCase())?.oid;
+      found = oid === undefined ? null : await api.orderStatus(user, oid);
+    } else {
+      throw badRequest('Invalid field oid: expected an order id or a 16-byte hex client order id', { field: 'oid' });
+    }
+    return found === null ? { status: 'unknownOid' } : { status: 'order', order: found };
+  },
+};
+
+/** Info types of the spec this node does not serve yet; they answer 400 saying so. */
+const PLANNED = new Set([
+  'candleSnapshot', 'fundingHistory', 'userFees', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
+  'referral', 'delegatorSummary',
+]);
+
+type Fill = Awaited<ReturnType<NodeApi['userFills']>>[number];
+
+/** Merges fills of one order at one timestamp (Hyperliquid's `aggregateByTime`). */
+function aggregateByTime(fills: Fill[]): Fill[] {
+  const out: Fill[] = [];
+  for (const f of fills) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.time === f.time && last.oid === f.oid && last.px === f.px) {
+      out[out.length - 1] = { ...last, sz: addDecimal(last.sz, f.sz), closedPnl: addDecimal(last.closedPnl, f.closedPnl) };
+    } else out.push(f);
+  }
+  return out;
+}
+
+/** Exact sum of two decimal strings the node itself produced. */
+function addDecimal(a: string, b: string): string {
+  const da = parseDecimal(a);
+  const db = parseDecimal(b);
+  if (da === null || db === null) throw new Error(`invariant: not decimals: ${a}, ${b}`);
+  const scale = Math.max(da.scale, db.scale);
+  return formatScaled((toScaled(da, scale) ?? 0n) + (toScaled(db, scale) ?? 0n), scale);
+}
+
+export async function handleInfo(api: NodeApi, body: Body): Promise<unknown> {
+  const type = requireString(body, 'type');
+  const handler = Object.hasOwn(HANDLERS, type) ? HANDLERS[type] : undefined;
+  if (handler === undefined) {
+    if (PLANNED.has(type)) throw badRequest(`Info type ${type} is not available on this node yet`, { field: 'type' });
+    throw badRequest(`Unknown info type: ${type}`, { field: 'type' });
+  }
+  return handler(api, body);
+}

@@ -1,0 +1,81 @@
+// Shape checks of request bodies: a missing field is a 400 naming it in `details.field`.
+import {
+  formatScaled, normalizeAddress, parseDecimal, toScaled, type Address,
+} from '../primitives/index.ts';
+import { isActionParseError, parseAction, type Action } from '../exchange/index.ts';
+import type { ExchangeRequest, NodeApi } from './api.ts';
+import { badRequest } from './http-errors.ts';
+
+export function parseJsonBody(body: Buffer): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('Malformed JSON body');
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest('Request body must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+export function requireField(body: Record<string, unknown>, field: string): unknown {
+  const v = body[field];
+  if (v === undefined || v === null) throw badRequest(`Missing field: ${field}`, { field });
+  return v;
+}
+
+export function requireString(body: Record<string, unknown>, field: string): string {
+  const v = requireField(body, field);
+  if (typeof v !== 'string') throw badRequest(`Invalid field ${field}: expected a string`, { field });
+  return v;
+}
+
+export function requireInt(body: Record<string, unknown>, field: string): number {
+  const v = requireField(body, field);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw badRequest(`Invalid field ${field}: expected a non-negative integer`, { field });
+  }
+  return v;
+}
+
+export function requireAddress(body: Record<string, unknown>, field: string): Address {
+  const a = normalizeAddress(requireField(body, field));
+  if (a === null) throw badRequest(`Invalid field ${field}: expected a 0x-prefixed 20-byte hex address`, { field });
+  return a;
+}
+
+/** The `/exchange` envelope with its action parsed; throws 400s. */
+export function parseExchangeRequest(body: Record<string, unknown>): { req: ExchangeRequest; action: Action } {
+  const parsed = parseAction(body.action);
+  if (isActionParseError(parsed)) throw badRequest(parsed.message, { field: parsed.field });
+  const nonce = requireInt(body, 'nonce');
+  const sig = requireField(body, 'signature');
+  if (typeof sig !== 'object' || Array.isArray(sig)) throw badRequest('Invalid field signature: expected {r, s, v}', { field: 'signature' });
+  const s = sig as Record<string, unknown>;
+  for (const f of ['r', 's', 'v'] as const) {
+    if (s[f] === undefined || s[f] === null) throw badRequest(`Missing field: signature.${f}`, { field: `signature.${f}` });
+  }
+  let vaultAddress: Address | null = null;
+  if (body.vaultAddress !== undefined && body.vaultAddress !== null) vaultAddress = requireAddress(body, 'vaultAddress');
+  return { req: { action: body.action, nonce, signature: { r: s.r, s: s.s, v: s.v }, vaultAddress }, action: parsed };
+}
+
+/** Orders below their market's minimum size are malformed requests: 400 with field, min, provided. */
+export function checkMinimumSizes(api: NodeApi, action: Action): void {
+  if (action.type !== 'order') return;
+  action.orders.forEach((o, i) => {
+    const rules = api.marketRules(o.asset);
+    const d = parseDecimal(o.sz);
+    if (rules === null || d === null) return; // the state machine names these per order
+    const min = parseDecimal(rules.minSz);
+    const scale = Math.max(d.scale, min?.scale ?? 0);
+    const sz = toScaled(d, scale);
+    const minSz = min === null ? null : toScaled(min, scale);
+    if (sz !== null && minSz !== null && sz < minSz) {
+      throw badRequest(`Order size ${o.sz} is below the minimum ${rules.minSz} of ${rules.name}`, {
+        field: `action.orders[${i}].s`,
+        min: formatScaled(minSz, scale),
+        provided: o.sz,
+      });
+    }
+  });
+}

@@ -1,0 +1,137 @@
+// The REST server on uWebSockets.js: /info, /exchange and /v1. Bodies are bounded; every answer
+// is JSON with the spec's status codes; no request can take the process down.
+import uWS from '@trufflesuite/uws-js-unofficial';
+import type { NodeApi } from './api.ts';
+import { handleExchange } from './exchange-endpoint.ts';
+import { HttpError, STATUS_LINE } from './http-errors.ts';
+import { handleInfo } from './info.ts';
+import { parseJsonBody } from './request-checks.ts';
+
+export interface RestServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly log: (line: string) => void;
+}
+
+type Reply = { status: string; body: unknown };
+type Route = (body: Buffer, url: string) => Promise<Reply> | Reply;
+
+const OK = '200 OK';
+
+export class RestServer {
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private readonly app: uWS.TemplatedApp;
+
+  constructor(
+    private readonly api: NodeApi,
+    private readonly opts: RestServerOptions,
+  ) {
+    this.app = uWS.App();
+    this.post('/info', async (body) => ({ status: OK, body: await handleInfo(api, parseJsonBody(body)) }));
+    this.post('/exchange', async (body) => ({ status: OK, body: await handleExchange(api, parseJsonBody(body)) }));
+    this.get('/v1/health', () => this.health());
+    this.get('/v1/height', () => {
+      const h = api.head();
+      return { status: OK, body: { height: String(h.height), time: new Date(h.time).toISOString() } };
+    });
+    this.app.options('/*', (res) => {
+      res.cork(() => {
+        res.writeStatus('204 No Content');
+        this.corsHeaders(res);
+        res.writeHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+        res.writeHeader('Access-Control-Allow-Headers', 'Content-Type, EX-API-KEY, EX-API-SIGN, EX-API-TIMESTAMP');
+        res.end();
+      });
+    });
+    this.app.any('/*', (res, req) => {
+      const what = `${req.getMethod().toUpperCase()} ${req.getUrl()}`;
+      this.send(res, { status: STATUS_LINE.not_found, body: new HttpError('not_found', `Unknown endpoint: ${what}`).body() });
+    });
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(this.opts.host, this.opts.port, (token) => {
+        if (!token) return reject(new Error(`cannot listen on ${this.opts.host}:${this.opts.port}`));
+        this.listenSocket = token;
+        resolve(uWS.us_socket_local_port(token as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  close(): void {
+    if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    // close() (present in this build, missing from its typings) also ends keep-alive connections.
+    (this.app as unknown as { close(): void }).close();
+  }
+
+  private health(): Reply {
+    const h = this.api.head();
+    const body = { status: this.api.healthy() ? 'ok' : 'unavailable', height: String(h.height), time: new Date(h.time).toISOString() };
+    return { status: this.api.healthy() ? OK : STATUS_LINE.service_unavailable, body };
+  }
+
+  private get(path: string, route: Route): void {
+    this.app.get(path, (res, req) => {
+      const url = req.getUrl();
+      const query = req.getQuery();
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      void this.run(route, Buffer.alloc(0), query ? `${url}?${query}` : url).then((reply) => {
+        if (!aborted) this.send(res, reply);
+      });
+    });
+  }
+
+  private post(path: string, route: Route): void {
+    this.app.post(path, (res, req) => {
+      const url = req.getUrl();
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let tooLarge = false;
+      res.onData((chunk, isLast) => {
+        size += chunk.byteLength;
+        if (size > this.opts.maxBodyBytes) tooLarge = true;
+        // uWS reuses the chunk's memory after the callback: copy it.
+        else chunks.push(Buffer.from(Buffer.from(chunk)));
+        if (!isLast) return;
+        const reply = tooLarge
+          ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
+          : this.run(route, Buffer.concat(chunks), url);
+        void reply.then((r) => {
+          if (!aborted) this.send(res, r);
+        });
+      });
+    });
+  }
+
+  /** Runs a route; an HttpError becomes its status and body, anything else a logged 500. */
+  private async run(route: Route, body: Buffer, url: string): Promise<Reply> {
+    try {
+      return await route(body, url);
+    } catch (err) {
+      if (err instanceof HttpError) return { status: STATUS_LINE[err.key], body: err.body() };
+      this.opts.log(`internal error on ${url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return { status: STATUS_LINE.internal_error, body: new HttpError('internal_error', 'Internal server error').body() };
+    }
+  }
+
+  private corsHeaders(res: uWS.HttpResponse): void {
+    res.writeHeader('Access-Control-Allow-Origin', '*');
+  }
+
+  private send(res: uWS.HttpResponse, reply: Reply): void {
+    const json = JSON.stringify(reply.body);
+    res.cork(() => {
+      res.writeStatus(reply.status);
+      res.writeHeader('Content-Type', 'application/json');
+      this.corsHeaders(res);
+      res.end(json);
+    });
+  }
+}
