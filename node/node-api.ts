@@ -36,7 +36,11 @@ export function makeNodeApi(deps: {
     openOrders: (user) => views.openOrders(state, user),
     userFills: (user) => store.userFills(user, USER_FILLS_LIMIT),
     async orderStatus(user, oid) {
-      return (await store.orderStatus(user, oid)) ?? null;
+      const record = (await store.orderStatus(user, oid)) ?? null;
+      // A resting order's size changes with every partial fill: answer it from live state.
+      const live = views.openOrder(state, user, oid);
+      if (live === null) return record;
+      return { order: live, status: 'open', statusTimestamp: record?.statusTimestamp ?? live.timestamp };
     },
     head() {
       const h = chain.storedHead;

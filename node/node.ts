@@ -1,4 +1,5 @@
 // A running node: storage, state, mempool, consensus engine and API servers, wired together.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -64,6 +65,23 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
   }
 }
 
+async function openStore(dataDir: string): Promise<ChainStore> {
+  const store = new ChainStore(join(dataDir, 'db'));
+  try {
+    await store.open();
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    throw new NodeStartError(`cannot open the database in ${dataDir} (is another node using it?): ${cause}`);
+  }
+  return store;
+}
+
+/** Removes a data directory, refusing while another node holds its database. */
+async function wipe(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'db'))) await (await openStore(dataDir)).close();
+  await rm(dataDir, { recursive: true, force: true });
+}
+
 /** Opens the store and rebuilds the state at its committed head: snapshot, then replay. */
 async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
   const known = await store.genesisHash();
@@ -106,19 +124,14 @@ export class SvcNode {
 
   static async start(config: NodeConfig): Promise<SvcNode> {
     const genesis = loadGenesis(config.genesis);
-    if (config.fresh) await rm(config.dataDir, { recursive: true, force: true });
+    if (config.fresh) await wipe(config.dataDir);
     await mkdir(config.dataDir, { recursive: true });
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const key = await loadOrCreateKey(config.dataDir);
     if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
       throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
     }
-    const store = new ChainStore(join(config.dataDir, 'db'));
-    try {
-      await store.open();
-    } catch (err) {
-      throw new NodeStartError(`cannot open the database in ${config.dataDir} (is another node using it?): ${(err as Error).message}`);
-    }
+    const store = await openStore(config.dataDir);
     try {
       return await SvcNode.assemble(config, genesis, key, store);
     } catch (err) {

@@ -1,0 +1,46 @@
+// Runs `svc devnet` as a real child process and waits (bounded) for it to print its REST URL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+
+export interface DevnetProcess {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  output(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function spawnDevnet(args: string[], timeoutMs = 30_000): Promise<DevnetProcess> {
+  const proc = spawn(process.execPath, [BIN, 'devnet', '--rest-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`devnet did not print its REST URL within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /REST API\s+(http:\/\/\S+)/.exec(out);
+      if (m === null) return;
+      clearTimeout(timer);
+      resolve({
+        proc,
+        url: m[1] as string,
+        output: () => out,
+        stop: (signal = 'SIGINT') => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+          return exited;
+        },
+      });
+    };
+    proc.stdout?.on('data', onData);
+    proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`devnet exited with ${code} before serving:\n${out}`));
+    });
+  });
+}
