@@ -1,7 +1,8 @@
 // Client-side signing with ethers and the npm `canonicalize` package: an implementation of the
 // exchange's signing rules that shares no code with the node.
 import canonicalize from 'canonicalize';
-import { Wallet, ZeroAddress, concat, getBytes, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, Signature } from 'ethers';
+import type { Wallet} from 'ethers';
+import { ZeroAddress, concat, getBytes, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, Signature } from 'ethers';
 
 export const CHAIN_ID = 42069;
 export const DOMAIN = { name: 'SvcExchange', version: '1', chainId: CHAIN_ID, verifyingContract: ZeroAddress };

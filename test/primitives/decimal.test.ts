@@ -1,0 +1,45 @@
+import t from 'tap';
+import { divRound, formatScaled, parseDecimal, parseScaled, significantFigures } from '../../primitives/index.ts';
+
+t.test('parseDecimal accepts plain decimals only', async (t) => {
+  t.same(parseDecimal('123.4500'), { negative: false, digits: '12345', scale: 2 });
+  t.same(parseDecimal('0.00100'), { negative: false, digits: '1', scale: 3 });
+  t.same(parseDecimal('-0'), { negative: false, digits: '', scale: 0 });
+  t.same(parseDecimal('-2.50'), { negative: true, digits: '25', scale: 1 });
+  for (const bad of ['', '1e5', '+1', '.5', '5.', '0x10', ' 1', '1 ', '1,5', 'NaN', '--1', '9'.repeat(65)]) {
+    t.equal(parseDecimal(bad), null, `rejects ${JSON.stringify(bad)}`);
+  }
+});
+
+t.test('significant figures: integer trailing zeros do not count', async (t) => {
+  const cases: [string, number][] = [['67432', 5], ['3521.2', 5], ['67432.12', 7], ['142.853', 6], ['67000', 2], ['0.0012340', 4], ['100.0', 1], ['0', 0]];
+  for (const [text, n] of cases) t.equal(significantFigures(parseDecimal(text)!), n, text);
+});
+
+t.test('scaling is exact or refused', async (t) => {
+  t.equal(parseScaled('1.23', 2), 123n);
+  t.equal(parseScaled('1.230000', 2), 123n);
+  t.equal(parseScaled('1.231', 2), null);
+  t.equal(parseScaled('123456789012345678901234567890.5', 1), 1234567890123456789012345678905n);
+  t.equal(parseScaled('-0.5', 1), -5n);
+});
+
+t.test('formatScaled normalizes', async (t) => {
+  t.equal(formatScaled(123n, 2), '1.23');
+  t.equal(formatScaled(100n, 2), '1');
+  t.equal(formatScaled(5, 3), '0.005');
+  t.equal(formatScaled(0n, 8), '0');
+  t.equal(formatScaled(-150n, 2), '-1.5');
+  t.equal(formatScaled(42n, 0), '42');
+  t.equal(formatScaled(-0n, 4), '0');
+});
+
+t.test('divRound rounds in the named direction', async (t) => {
+  const rows: [bigint, bigint, 'floor' | 'ceil' | 'trunc' | 'nearest', bigint][] = [
+    [7n, 2n, 'floor', 3n], [7n, 2n, 'ceil', 4n], [7n, 2n, 'trunc', 3n], [7n, 2n, 'nearest', 4n],
+    [-7n, 2n, 'floor', -4n], [-7n, 2n, 'ceil', -3n], [-7n, 2n, 'trunc', -3n], [-7n, 2n, 'nearest', -4n],
+    [5n, 3n, 'nearest', 2n], [4n, 3n, 'nearest', 1n], [6n, 3n, 'ceil', 2n], [7n, -2n, 'floor', -4n],
+  ];
+  for (const [a, b, mode, want] of rows) t.equal(divRound(a, b, mode), want, `${a}/${b} ${mode}`);
+  t.throws(() => divRound(1n, 0n, 'floor'));
+});
