@@ -59,22 +59,23 @@ function separatorOf(d: Eip712Domain): Uint8Array {
   return sep;
 }
 
-/** Every address the signature recovers to under the allowed bindings, action binding first. */
-export function signerCandidates(
+/**
+ * Addresses the signature recovers to under the allowed bindings, action binding first, computed
+ * lazily: a caller that accepts the first known signer pays for one recovery, not two.
+ */
+export function* signerCandidates(
   cfg: AuthConfig,
   req: { action: unknown; nonce: number; vaultAddress: Address | null; signature: unknown },
-): SignerCandidate[] {
+): Generator<SignerCandidate> {
   const sig = parseSignature(req.signature);
-  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return [];
+  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return;
   const sep = separatorOf(cfg.domain);
-  const out: SignerCandidate[] = [];
-  const bindings: [Binding, Uint8Array][] = [['action', actionConnectionId(req.action, req.nonce, req.vaultAddress)]];
-  if (cfg.literalNonceBinding) bindings.push(['literal', literalConnectionId(req.nonce)]);
+  const bindings: [Binding, () => Uint8Array][] = [['action', () => actionConnectionId(req.action, req.nonce, req.vaultAddress)]];
+  if (cfg.literalNonceBinding) bindings.push(['literal', () => literalConnectionId(req.nonce)]);
   for (const [binding, connectionId] of bindings) {
-    const address = recoverAddress(agentDigest(sep, cfg.source, connectionId), sig);
-    if (address !== null) out.push({ binding, address });
+    const address = recoverAddress(agentDigest(sep, cfg.source, connectionId()), sig);
+    if (address !== null) yield { binding, address };
   }
-  return out;
 }
 
 /** What a client author needs to fix a signer whose address the node does not know. */

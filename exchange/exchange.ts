@@ -119,7 +119,7 @@ export class Exchange {
  * Picks the recovered signer the state knows: with a vault, an approved agent of it (or the vault
  * itself); without, an activated account. Null when none qualifies.
  */
-export function knownSigner(exchange: Exchange, candidates: readonly { address: Address }[], vault: Address | null): Address | null {
+export function knownSigner(exchange: Exchange, candidates: Iterable<{ address: Address }>, vault: Address | null): Address | null {
   const { state } = exchange;
   for (const c of candidates) {
     if (vault === null ? state.accounts.has(c.address) : c.address === vault || state.agents.get(c.address) === vault) {

@@ -19,14 +19,20 @@ export interface AdmissionDeps {
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
-  const candidates = signerCandidates(d.auth, req);
-  if (candidates.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };
-  const signer = knownSigner(d.exchange, candidates, req.vaultAddress);
+  // Recover lazily: the first binding that yields a known signer ends the search.
+  const seen: string[] = [];
+  let signer: string | null = null;
+  for (const c of signerCandidates(d.auth, req)) {
+    seen.push(c.address);
+    signer = knownSigner(d.exchange, [c], req.vaultAddress);
+    if (signer !== null) break;
+  }
+  if (seen.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };
   if (signer === null) {
-    const recovered = candidates.map((c) => c.address).join(' or ');
+    const recovered = seen.join(' or ');
     const hint = `recovered signer ${recovered}; expected ${signingHint(d.auth)}`;
     const code = req.vaultAddress === null ? 'ACCOUNT_NOT_ACTIVATED' : 'AGENT_NOT_AUTHORIZED';
-    return { kind: 'rejected', error: exchangeError(code, undefined, { signer: candidates[0]?.address ?? '', hint }) };
+    return { kind: 'rejected', error: exchangeError(code, undefined, { signer: seen[0] ?? '', hint }) };
   }
   const now = d.now();
   if (req.nonce < now - d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_TOO_OLD', undefined, { nonce: req.nonce, serverTime: now }) };

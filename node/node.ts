@@ -126,7 +126,6 @@ export class SvcNode {
     const genesis = loadGenesis(config.genesis);
     if (config.fresh) await wipe(config.dataDir);
     await mkdir(config.dataDir, { recursive: true });
-    await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const key = await loadOrCreateKey(config.dataDir);
     if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
       throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
@@ -142,6 +141,7 @@ export class SvcNode {
 
   private static async assemble(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey, store: ChainStore): Promise<SvcNode> {
     const { exchange, from, to } = await openChainState(store, genesis);
+    await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus();
     const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval });

@@ -1,0 +1,66 @@
+// End-to-end order throughput of a devnet node over REST: pre-signed orders (ethers), sent with
+// bounded concurrency, each answered after its block commits. Prints orders/s and latency.
+import { rm } from 'node:fs/promises';
+import { Wallet } from 'ethers';
+import { DEV_ACCOUNTS, devnetGenesis } from '../genesis/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import { signRequest } from '../test/support/signing.ts';
+import { tempDir } from '../test/support/node.ts';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 4000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export async function benchRestOrders(): Promise<void> {
+  const dataDir = await tempDir('svc-bench-');
+  const node = await SvcNode.start({ ...DEFAULT_NODE_CONFIG, genesis: devnetGenesis(), dataDir, restPort: 0, log: () => {} });
+  try {
+    const wallets = DEV_ACCOUNTS.slice(0, 8).map((a) => new Wallet(a.privateKey));
+    const base = Date.now();
+    const bodies: string[] = [];
+    for (let i = 0; i < ORDERS; i++) {
+      const w = wallets[i % wallets.length] as Wallet;
+      const isBuy = i % 2 === 0;
+      // Alternate sides around 100,000 so about half the orders trade.
+      const px = String(isBuy ? 100000 + (i % 7) * 10 : 100000 + (i % 5) * 10);
+      const action = { type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: '0.001', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' };
+      bodies.push(JSON.stringify(await signRequest(w, action, base + i)));
+    }
+    const url = `${node.restUrl}/exchange`;
+    const latencies: number[] = [];
+    let next = 0;
+    let failures = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++] as string;
+          const t0 = performance.now();
+          const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+          const json = (await res.json()) as { status?: string };
+          latencies.push(performance.now() - t0);
+          if (json.status !== 'ok') failures++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    console.table({
+      'REST /exchange orders': {
+        orders: ORDERS,
+        concurrency: CONCURRENCY,
+        'orders/s': Math.round(ORDERS / seconds),
+        'p50 ms': pct(latencies, 50).toFixed(1),
+        'p99 ms': pct(latencies, 99).toFixed(1),
+        blocks: node.height,
+        failures,
+      },
+    });
+  } finally {
+    await node.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
