@@ -119,10 +119,10 @@ export class Chain implements ConsensusApp {
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
       const block: Block = { header: stored.header, txs: stored.txs.map((t) => Uint8Array.from(Buffer.from(t, 'base64'))) };
       const executed = this.execute(block, stored.signers);
-      const next = h === to.height ? to : (await this.store.block(h + 1))?.header.appHash;
-      const expected = typeof next === 'string' ? next : next?.appHash;
-      if (expected !== undefined && expected !== executed.appHash) {
-        throw new Error(`replay of block ${h} gives app hash ${executed.appHash}, the chain recorded ${expected}`);
+      // Header h+1 records the app hash after h; the head records the last one.
+      const recorded = h === to.height ? to.appHash : (await this.store.block(h + 1))?.header.appHash;
+      if (recorded !== undefined && recorded !== executed.appHash) {
+        throw new Error(`replay of block ${h} gives app hash ${executed.appHash}, the chain recorded ${recorded}`);
       }
       this.headState = { height: h, hash: headerHash(stored.header), time: stored.header.time, appHash: executed.appHash, fillSeq: to.fillSeq };
     }
