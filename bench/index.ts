@@ -1,7 +1,9 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
+import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
+  'order-engine': benchOrderEngine,
   'rest-orders': benchRestOrders,
 };
 

@@ -13,3 +13,5 @@ export {
   signerCandidates, signingHint, exchangeDomain, actionConnectionId, literalConnectionId, parseSignature,
   type AuthConfig, type Binding, type SignatureWire, type SignerCandidate,
 } from './auth.ts';
+export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';
+export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';

@@ -1,0 +1,45 @@
+// An order resting in (or entering) a book. One class with a fixed shape so V8 keeps it compact;
+// every link it needs (queue, owner list) is a field, so resting costs no other allocation.
+import type { Address } from '../../primitives/index.ts';
+
+export const TIF_GTC = 0;
+export const TIF_IOC = 1;
+export const TIF_ALO = 2;
+export type TifCode = typeof TIF_GTC | typeof TIF_IOC | typeof TIF_ALO;
+export const TIF_NAMES = ['Gtc', 'Ioc', 'Alo'] as const;
+
+/**
+ * Engines recycle these objects (see MatchingEngine): a reference is valid until the next call
+ * into the engine that produced it; keep the fields you need, not the object.
+ */
+export class BookOrder {
+  /** Queue neighbours within the price level (FIFO by `seq`). */
+  prev: BookOrder | null = null;
+  next: BookOrder | null = null;
+  /** Neighbours among the owner's open orders in this market. */
+  ownerPrev: BookOrder | null = null;
+  ownerNext: BookOrder | null = null;
+  /** True while the order is in the book. */
+  resting = false;
+  /** The level it rests in and its owner's list (set while resting): saves lookups on removal. */
+  level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number } | null = null;
+  ownerList: { head: BookOrder | null; count: number } | null = null;
+
+  constructor(
+    public oid: number,
+    public owner: Address,
+    public isBuy: boolean,
+    /** Price units (10^-pxDecimals). */
+    public px: number,
+    /** Remaining size in lots. */
+    public sz: number,
+    public origSz: number,
+    /** Queue priority: lower goes first within a level. */
+    public seq: number,
+    public tif: TifCode,
+    public reduceOnly: boolean,
+    public cloid: string | null,
+    /** Block time (ms) the order was placed or last re-queued. */
+    public timestamp: number,
+  ) {}
+}

@@ -1,0 +1,131 @@
+// One side of a book: levels by integer price, each a FIFO ordered by `seq`, and the level
+// prices in a sorted array with the best last, so the best level is reached and dropped in O(1).
+import type { BookOrder } from './book-order.ts';
+
+export class Level {
+  /** Sum of the remaining sizes of the level's orders, in lots. */
+  sz = 0;
+  n = 0;
+  head: BookOrder | null = null;
+  tail: BookOrder | null = null;
+  constructor(readonly px: number) {}
+}
+
+export class BookSide {
+  readonly levels = new Map<number, Level>();
+  /** Bids ascending, asks descending: the best price is last. */
+  private readonly prices: number[] = [];
+
+  constructor(readonly isBid: boolean) {}
+
+  get depth(): number {
+    return this.prices.length;
+  }
+
+  best(): Level | undefined {
+    const n = this.prices.length;
+    return n === 0 ? undefined : this.levels.get(this.prices[n - 1] as number);
+  }
+
+  bestPx(): number | undefined {
+    return this.prices[this.prices.length - 1];
+  }
+
+  /** Levels from the best, at most `depth` of them. */
+  *iterate(depth = Infinity): Generator<Level> {
+    for (let i = this.prices.length - 1, k = 0; i >= 0 && k < depth; i--, k++) {
+      yield this.levels.get(this.prices[i] as number) as Level;
+    }
+  }
+
+  /** Index in `prices` where `px` is or would be inserted. */
+  private search(px: number): number {
+    const prices = this.prices;
+    let lo = 0;
+    let hi = prices.length;
+    if (this.isBid) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((prices[mid] as number) < px) lo = mid + 1;
+        else hi = mid;
+      }
+    } else {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((prices[mid] as number) > px) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  private levelFor(px: number): Level {
+    let level = this.levels.get(px);
+    if (level !== undefined) return level;
+    level = new Level(px);
+    this.levels.set(px, level);
+    const n = this.prices.length;
+    // New best prices are the common case near the touch: append without searching.
+    if (n === 0 || (this.isBid ? px > (this.prices[n - 1] as number) : px < (this.prices[n - 1] as number))) this.prices.push(px);
+    else this.prices.splice(this.search(px), 0, px);
+    return level;
+  }
+
+  /** Appends at the back of its level's queue. */
+  append(o: BookOrder): void {
+    const level = this.levelFor(o.px);
+    o.prev = level.tail;
+    o.next = null;
+    if (level.tail === null) level.head = o;
+    else level.tail.next = o;
+    level.tail = o;
+    level.sz += o.sz;
+    level.n += 1;
+    o.resting = true;
+    o.level = level;
+  }
+
+  /** Inserts by `seq`, so an order that keeps its priority lands ahead of later ones. */
+  insertBySeq(o: BookOrder): void {
+    const level = this.levelFor(o.px);
+    let after = level.tail;
+    while (after !== null && after.seq > o.seq) after = after.prev;
+    o.prev = after;
+    o.next = after === null ? level.head : after.next;
+    if (o.next === null) level.tail = o;
+    else o.next.prev = o;
+    if (after === null) level.head = o;
+    else after.next = o;
+    level.sz += o.sz;
+    level.n += 1;
+    o.resting = true;
+    o.level = level;
+  }
+
+  remove(o: BookOrder): void {
+    const level = o.level as Level;
+    if (o.prev === null) level.head = o.next;
+    else o.prev.next = o.next;
+    if (o.next === null) level.tail = o.prev;
+    else o.next.prev = o.prev;
+    o.prev = o.next = null;
+    o.resting = false;
+    o.level = null;
+    level.sz -= o.sz;
+    level.n -= 1;
+    if (level.n === 0) this.dropLevel(level.px);
+  }
+
+  /** Shrinks a resting order in place; it keeps its queue position. */
+  shrink(o: BookOrder, lots: number): void {
+    (o.level as Level).sz -= lots;
+    o.sz -= lots;
+  }
+
+  private dropLevel(px: number): void {
+    this.levels.delete(px);
+    const last = this.prices.length - 1;
+    if (this.prices[last] === px) this.prices.pop();
+    else this.prices.splice(this.search(px), 1);
+  }
+}

@@ -1,0 +1,254 @@
+// A market's matching engine on integers: price-time priority, Gtc/Ioc/Alo, self-trade
+// prevention (the resting order of the same owner is cancelled), the spec's order constraints.
+// Knows nothing of accounts or money: the exchange layer checks margin and balances before
+// placing and applies the fills after.
+import type { Address } from '../../primitives/index.ts';
+import { BookOrder, TIF_ALO, TIF_IOC, type TifCode } from './book-order.ts';
+import { BookSide, type Level } from './book-side.ts';
+
+/** Rejections the engine gives; the exchange layer turns them into messages. */
+export const REJECT_SIG_FIGS = -1;
+export const REJECT_TICK = -2;
+export const REJECT_MIN_SIZE = -3;
+export const REJECT_PRICE_BAND = -4;
+export const REJECT_MAX_OPEN = -5;
+export const REJECT_DUPLICATE_CLOID = -6;
+export const REJECT_POST_ONLY = -7;
+export const REJECT_IOC_NO_MATCH = -8;
+export const REJECT_BAD_NUMBER = -9;
+
+/** Largest price or size in units; products of two stay exact in bigint arithmetic downstream. */
+export const MAX_UNITS = Number.MAX_SAFE_INTEGER;
+export const MAX_SIG_FIGS_LIMIT = 100000; // 5 significant figures
+
+export interface EngineRules {
+  readonly pxDecimals: number;
+  /** Price increment in price units. */
+  readonly tick: number;
+  /** Minimum order size in lots. */
+  readonly minSz: number;
+  /** Open orders one owner may have in this market. */
+  readonly maxOpenPerOwner: number;
+  /** Orders may not be priced further than this from the oracle, in basis points (0 = no band). */
+  readonly bandBps: number;
+}
+
+/** Trade ids and order ids are exchange-wide sequences. */
+export interface IdSource {
+  nextOid: number;
+  nextTid: number;
+  nextSeq: number;
+}
+
+export class Fill {
+  constructor(
+    readonly tid: number,
+    readonly maker: BookOrder,
+    /** Lots filled. */
+    readonly sz: number,
+    /** The maker's price. */
+    readonly px: number,
+  ) {}
+}
+
+interface OwnerOrders {
+  head: BookOrder | null;
+  count: number;
+}
+
+/** True when a price in units has at most 5 significant figures or is a whole number. */
+export function validSigFigs(px: number, pxScale: number): boolean {
+  if (px % pxScale === 0) return true;
+  let v = px;
+  while (v % 10 === 0) v /= 10;
+  return v < MAX_SIG_FIGS_LIMIT;
+}
+
+export class MatchingEngine {
+  readonly bids = new BookSide(true);
+  readonly asks = new BookSide(false);
+  readonly orders = new Map<number, BookOrder>();
+  private readonly owners = new Map<Address, OwnerOrders>();
+  private readonly cloids = new Map<string, BookOrder>();
+  private readonly pxScale: number;
+  /** Oracle price in price units, for the price band; set by the exchange layer. */
+  oraclePx = 0;
+
+  /** Fills of the last place() call, in order. The caller reads them before the next call. */
+  readonly fills: Fill[] = [];
+  /** Resting orders cancelled by self-trade prevention during the last place() call. */
+  readonly selfTradeCancels: BookOrder[] = [];
+  /** Lots filled by the last place() call. */
+  filled = 0;
+  /** Orders that left the book during the current call; pooled at the start of the next. */
+  private readonly retired: BookOrder[] = [];
+  private readonly pool: BookOrder[] = [];
+
+  constructor(
+    readonly rules: EngineRules,
+    private readonly ids: IdSource,
+  ) {
+    this.pxScale = 10 ** rules.pxDecimals;
+  }
+
+  side(isBuy: boolean): BookSide {
+    return isBuy ? this.bids : this.asks;
+  }
+
+  openCount(owner: Address): number {
+    return this.owners.get(owner)?.count ?? 0;
+  }
+
+  /** The owner's open orders, newest first. */
+  *ownerOrders(owner: Address): Generator<BookOrder> {
+    for (let o = this.owners.get(owner)?.head ?? null; o !== null; o = o.ownerNext) yield o;
+  }
+
+  byCloid(owner: Address, cloid: string): BookOrder | undefined {
+    return this.cloids.get(`${owner}:${cloid}`);
+  }
+
+  /** The spec's price rules and the band; 0 when acceptable, else a REJECT_ code. */
+  checkPrice(px: number): number {
+    if (!Number.isSafeInteger(px) || px <= 0) return REJECT_BAD_NUMBER;
+    if (!validSigFigs(px, this.pxScale)) return REJECT_SIG_FIGS;
+    if (px % this.rules.tick !== 0) return REJECT_TICK;
+    const { bandBps } = this.rules;
+    if (bandBps > 0 && this.oraclePx > 0 && Math.abs(px - this.oraclePx) * 10000 > bandBps * this.oraclePx) return REJECT_PRICE_BAND;
+    return 0;
+  }
+
+  /**
+   * Validates and places an order: matches what crosses, then rests (Gtc, Alo) or drops (Ioc)
+   * the remainder. Returns the new oid, or a REJECT_ code (< 0) with nothing changed.
+   * `filled`, `fills` and `selfTradeCancels` describe what happened.
+   */
+  place(owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): number {
+    this.recycle();
+    // Truncating an array is not free; skip it when already empty (the common case).
+    if (this.fills.length !== 0) this.fills.length = 0;
+    if (this.selfTradeCancels.length !== 0) this.selfTradeCancels.length = 0;
+    this.filled = 0;
+    const priceError = this.checkPrice(px);
+    if (priceError !== 0) return priceError;
+    if (!Number.isSafeInteger(sz) || sz <= 0) return REJECT_BAD_NUMBER;
+    if (sz < this.rules.minSz) return REJECT_MIN_SIZE;
+    const list = this.owners.get(owner);
+    if (tif !== TIF_IOC && list !== undefined && list.count >= this.rules.maxOpenPerOwner) return REJECT_MAX_OPEN;
+    if (cloid !== null && this.cloids.has(`${owner}:${cloid}`)) return REJECT_DUPLICATE_CLOID;
+    const opposite = isBuy ? this.asks : this.bids;
+    const bestOpp = opposite.bestPx();
+    const crosses = bestOpp !== undefined && (isBuy ? px >= bestOpp : px <= bestOpp);
+    if (tif === TIF_ALO && crosses) return REJECT_POST_ONLY;
+
+    const ids = this.ids;
+    const order = this.newOrder(ids.nextOid++, owner, isBuy, px, sz, ids.nextSeq++, tif, reduceOnly, cloid, time);
+    if (crosses) this.match(order, opposite);
+    if (order.sz > 0) {
+      if (tif === TIF_IOC) {
+        this.retired.push(order);
+        if (this.filled === 0) {
+          ids.nextOid--; // nothing happened under this oid: give it back
+          ids.nextSeq--;
+          return REJECT_IOC_NO_MATCH;
+        }
+      } else {
+        this.rest(order, false, list);
+      }
+    }
+    return order.oid;
+  }
+
+  /** Moves the orders retired by the previous call into the pool: their references have expired. */
+  private recycle(): void {
+    const retired = this.retired;
+    while (retired.length > 0) this.pool.push(retired.pop() as BookOrder);
+  }
+
+  private newOrder(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, seq: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): BookOrder {
+    const o = this.pool.pop();
+    if (o === undefined) return new BookOrder(oid, owner, isBuy, px, sz, sz, seq, tif, reduceOnly, cloid, time);
+    o.oid = oid;
+    o.owner = owner;
+    o.isBuy = isBuy;
+    o.px = px;
+    o.sz = sz;
+    o.origSz = sz;
+    o.seq = seq;
+    o.tif = tif;
+    o.reduceOnly = reduceOnly;
+    o.cloid = cloid;
+    o.timestamp = time;
+    return o;
+  }
+
+  private match(taker: BookOrder, opposite: BookSide): void {
+    const isBuy = taker.isBuy;
+    const limit = taker.px;
+    let level: Level | undefined;
+    while (taker.sz > 0 && (level = opposite.best()) !== undefined && (isBuy ? level.px <= limit : level.px >= limit)) {
+      const maker = level.head as BookOrder;
+      if (maker.owner === taker.owner) {
+        this.unrest(maker);
+        this.selfTradeCancels.push(maker);
+        continue;
+      }
+      const f = taker.sz < maker.sz ? taker.sz : maker.sz;
+      this.fills.push(new Fill(this.ids.nextTid++, maker, f, maker.px));
+      taker.sz -= f;
+      this.filled += f;
+      if (f === maker.sz) {
+        this.unrest(maker);
+        maker.sz = 0;
+      } else {
+        opposite.shrink(maker, f);
+      }
+    }
+  }
+
+  /** Puts an order in the book and the owner's list (`known`: the owner's list if looked up already). */
+  rest(o: BookOrder, keepPriority = false, known?: OwnerOrders): void {
+    const side = o.isBuy ? this.bids : this.asks;
+    if (keepPriority) side.insertBySeq(o);
+    else side.append(o);
+    this.orders.set(o.oid, o);
+    let list = known ?? this.owners.get(o.owner);
+    if (list === undefined) this.owners.set(o.owner, (list = { head: null, count: 0 }));
+    o.ownerPrev = null;
+    o.ownerNext = list.head;
+    if (list.head !== null) list.head.ownerPrev = o;
+    list.head = o;
+    list.count += 1;
+    o.ownerList = list;
+    if (o.cloid !== null) this.cloids.set(`${o.owner}:${o.cloid}`, o);
+  }
+
+  /** Takes a resting order out of the book and the owner's list. */
+  unrest(o: BookOrder): void {
+    (o.isBuy ? this.bids : this.asks).remove(o);
+    this.orders.delete(o.oid);
+    const list = o.ownerList as OwnerOrders;
+    o.ownerList = null;
+    if (o.ownerPrev === null) list.head = o.ownerNext;
+    else o.ownerPrev.ownerNext = o.ownerNext;
+    if (o.ownerNext !== null) o.ownerNext.ownerPrev = o.ownerPrev;
+    o.ownerPrev = o.ownerNext = null;
+    if (--list.count === 0) this.owners.delete(o.owner);
+    if (o.cloid !== null) this.cloids.delete(`${o.owner}:${o.cloid}`);
+    this.retired.push(o);
+  }
+
+  /** Cancels the owner's order; false when it has no such open order. */
+  cancel(owner: Address, oid: number): BookOrder | null {
+    this.recycle();
+    const o = this.orders.get(oid);
+    if (o === undefined || o.owner !== owner) return null;
+    this.unrest(o);
+    return o;
+  }
+
+  /** Shrinks a resting order in place (keeps priority). */
+  shrink(o: BookOrder, lots: number): void {
+    this.side(o.isBuy).shrink(o, lots);
+  }
+}
