@@ -1,7 +1,8 @@
-// Accounts, perpetual positions and the margin arithmetic of cross margin.
-// Money is bigint USD units (10^-USD_DECIMALS); sizes are lots; prices are price units.
-import { divRound, type Address } from '../primitives/index.ts';
-import type { RestingOrder } from './book.ts';
+// Accounts: USDC collateral (shared by perps and spot), spot token balances and holds, perpetual
+// positions, and the margin or balance each resting order reserves.
+// Money and token amounts are bigint units of 10^-8; sizes are lots; prices are price units.
+import type { Address } from '../primitives/index.ts';
+import { USDC_TOKEN_INDEX } from './config.ts';
 
 export interface Position {
   /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
@@ -10,19 +11,26 @@ export interface Position {
   entryNtl: bigint;
 }
 
+/** A spot order's hold: `amount` of `token` set aside while it rests. */
+export interface Hold {
+  readonly token: number;
+  amount: bigint;
+}
+
 export class Account {
-  /** Realized USDC collateral (cross). */
+  /** USDC (token 10000): perp collateral and spot quote balance. */
   usdc: bigint;
+  /** Spot tokens other than USDC. */
+  readonly tokens = new Map<number, bigint>();
+  /** Spot holds by token (sum of the holds of resting spot orders). */
+  readonly held = new Map<number, bigint>();
+  readonly holds = new Map<number, Hold>();
   readonly positions = new Map<number, Position>();
   /** Cross leverage chosen per asset; absent means the market default. */
   readonly leverage = new Map<number, number>();
-  readonly orders = new Map<number, RestingOrder>();
-  readonly cloids = new Map<string, number>();
-  readonly openPerAsset = new Map<number, number>();
-  /** Sum of the margin reserved by resting orders. */
+  /** Initial margin reserved by each resting perp order, and their sum. */
+  readonly margins = new Map<number, bigint>();
   orderMargin = 0n;
-  /** Margin reserved per resting order, by oid. */
-  readonly reserved = new Map<number, bigint>();
 
   constructor(
     readonly address: Address,
@@ -31,30 +39,60 @@ export class Account {
     this.usdc = usdc;
   }
 
-  trackOrder(order: RestingOrder, margin: bigint): void {
-    this.orders.set(order.oid, order);
-    if (order.cloid !== null) this.cloids.set(order.cloid, order.oid);
-    this.openPerAsset.set(order.asset, (this.openPerAsset.get(order.asset) ?? 0) + 1);
-    this.reserved.set(order.oid, margin);
+  balance(token: number): bigint {
+    return token === USDC_TOKEN_INDEX ? this.usdc : (this.tokens.get(token) ?? 0n);
+  }
+
+  credit(token: number, amount: bigint): void {
+    if (token === USDC_TOKEN_INDEX) this.usdc += amount;
+    else {
+      const v = (this.tokens.get(token) ?? 0n) + amount;
+      if (v === 0n) this.tokens.delete(token);
+      else this.tokens.set(token, v);
+    }
+  }
+
+  /** Balance not held by resting spot orders. */
+  free(token: number): bigint {
+    return this.balance(token) - (this.held.get(token) ?? 0n);
+  }
+
+  reserveMargin(oid: number, margin: bigint): void {
+    this.margins.set(oid, margin);
     this.orderMargin += margin;
   }
 
-  untrackOrder(order: RestingOrder): void {
-    this.orders.delete(order.oid);
-    if (order.cloid !== null) this.cloids.delete(order.cloid);
-    const n = (this.openPerAsset.get(order.asset) ?? 1) - 1;
-    if (n === 0) this.openPerAsset.delete(order.asset);
-    else this.openPerAsset.set(order.asset, n);
-    this.orderMargin -= this.reserved.get(order.oid) ?? 0n;
-    this.reserved.delete(order.oid);
+  /** Releases the margin of `filled` of the `before` lots a resting order had; all of it when done. */
+  releaseMargin(oid: number, filled: number, before: number): void {
+    const held = this.margins.get(oid);
+    if (held === undefined) return;
+    const release = filled >= before ? held : (held * BigInt(filled)) / BigInt(before);
+    this.orderMargin -= release;
+    if (filled >= before) this.margins.delete(oid);
+    else this.margins.set(oid, held - release);
   }
 
-  /** Releases the margin of `filled` lots of a resting order that had `before` lots left. */
-  releaseFilled(order: RestingOrder, filled: number, before: number): void {
-    const held = this.reserved.get(order.oid) ?? 0n;
-    const release = filled === before ? held : (held * BigInt(filled)) / BigInt(before);
-    this.reserved.set(order.oid, held - release);
-    this.orderMargin -= release;
+  hold(oid: number, token: number, amount: bigint): void {
+    this.holds.set(oid, { token, amount });
+    this.held.set(token, (this.held.get(token) ?? 0n) + amount);
+  }
+
+  /** Releases `amount` of an order's hold (all of it when `amount` is null or exceeds it). */
+  releaseHold(oid: number, amount: bigint | null): void {
+    const h = this.holds.get(oid);
+    if (h === undefined) return;
+    const release = amount === null || amount > h.amount ? h.amount : amount;
+    h.amount -= release;
+    const total = (this.held.get(h.token) ?? 0n) - release;
+    if (total === 0n) this.held.delete(h.token);
+    else this.held.set(h.token, total);
+    if (amount === null || h.amount === 0n) this.holds.delete(oid);
+  }
+
+  /** Releases whatever a resting order reserved. */
+  releaseOrder(oid: number): void {
+    this.releaseMargin(oid, 1, 1);
+    this.releaseHold(oid, null);
   }
 }
 
@@ -109,11 +147,18 @@ export function unrealizedPnl(pos: Position, markNtl: bigint): bigint {
 
 /** Initial margin of a notional at a leverage, rounded up (the exchange never under-reserves). */
 export function initialMargin(ntl: bigint, leverage: number): bigint {
-  return divRound(ntl, BigInt(leverage), 'ceil');
+  const l = BigInt(leverage);
+  return (ntl + l - 1n) / l;
 }
 
 /** Lots of an order that open or extend exposure, given the current signed position. */
 export function openingLots(szi: number, isBuy: boolean, lots: number): number {
   if (szi === 0 || szi > 0 === isBuy) return lots;
   return Math.max(0, lots - Math.abs(szi));
+}
+
+/** Lots an order on this side may close: the position's size when it is the other way, else 0. */
+export function closableLots(acct: Account, asset: number, isBuy: boolean): number {
+  const szi = acct.positions.get(asset)?.szi ?? 0;
+  return szi !== 0 && szi > 0 !== isBuy ? Math.abs(szi) : 0;
 }

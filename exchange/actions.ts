@@ -41,11 +41,17 @@ export interface CancelByCloidAction {
   readonly cancels: readonly { readonly asset: number; readonly cloid: string }[];
 }
 
-export type Action = OrderAction | CancelAction | CancelByCloidAction;
+export interface ModifyAction {
+  readonly type: 'modify';
+  /** The order to change: its oid, or its client order id. */
+  readonly oid: number | string;
+  readonly order: OrderRequest;
+}
+
+export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction;
 
 /** Action types of the spec that this node does not execute yet. */
 export const PLANNED_ACTIONS: ReadonlySet<string> = new Set([
-  'modify',
   'usdTransfer',
   'withdraw',
   'updateLeverage',
@@ -174,6 +180,11 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         return { asset: int(get(o, 'asset', p), `${p}.asset`), cloid: cloid(get(o, 'cloid', p), `${p}.cloid`) };
       });
       return { type, cancels };
+    }
+    case 'modify': {
+      const raw = get(a, 'oid', 'action');
+      const oid = typeof raw === 'string' ? cloid(raw, 'action.oid') : int(raw, 'action.oid');
+      return { type, oid, order: parseOrder(get(a, 'order', 'action'), 'action.order') };
     }
     default:
       if (PLANNED_ACTIONS.has(type)) {

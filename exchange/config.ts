@@ -39,6 +39,16 @@ export interface SpotPairConfig {
   readonly index: number;
   /** Minimum order size in base lots. */
   readonly minSz: number;
+  /** Reference price in price units (10^-spotPxDecimals(base)). */
+  readonly referencePx: number;
+}
+
+/** Fee rates in parts per million of notional. */
+export interface FeeSchedule {
+  readonly perpTakerPpm: number;
+  readonly perpMakerPpm: number;
+  readonly spotTakerPpm: number;
+  readonly spotMakerPpm: number;
 }
 
 export interface ExchangeConfig {
@@ -51,10 +61,22 @@ export interface ExchangeConfig {
   readonly maxOpenOrdersPerMarket: number;
   /** Nonces must lie within this many ms of the block time. */
   readonly nonceWindowMs: number;
+  readonly fees: FeeSchedule;
+  /** Perp limit prices may be at most this far from the oracle price, in basis points. */
+  readonly priceBandBps: number;
+  /** Triggered market orders execute as IOC at most this far through the mark, in basis points. */
+  readonly triggerSlippageBps: number;
 }
+
+/** 10^-USD_DECIMALS units per token unit: every token balance is held in 10^-8 of the token. */
+export const TOKEN_DECIMALS = USD_DECIMALS;
 
 export function perpPxDecimals(m: Pick<PerpMarketConfig, 'szDecimals'>): number {
   return PERP_MAX_DECIMALS - m.szDecimals;
+}
+
+export function spotPxDecimals(base: Pick<SpotTokenConfig, 'szDecimals'>): number {
+  return SPOT_MAX_DECIMALS - base.szDecimals;
 }
 
 export function pairName(cfg: ExchangeConfig, pair: SpotPairConfig): string {

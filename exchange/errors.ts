@@ -17,12 +17,12 @@ export type ExchangeErrorCode =
   | 'INVALID_PRICE'
   | 'SIZE_BELOW_MINIMUM'
   | 'UNKNOWN_ASSET'
-  | 'SPOT_NOT_TRADABLE'
   | 'POST_ONLY_WOULD_CROSS'
   | 'IOC_NO_MATCH'
   | 'DUPLICATE_CLOID'
   | 'INVALID_ACTION'
-  | 'INVALID_SIGNATURE';
+  | 'INVALID_SIGNATURE'
+  | 'INSUFFICIENT_SPOT_BALANCE';
 
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
@@ -47,12 +47,12 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INVALID_PRICE: 'Invalid price',
   SIZE_BELOW_MINIMUM: 'Size below market minimum',
   UNKNOWN_ASSET: 'Unknown asset',
-  SPOT_NOT_TRADABLE: 'Spot trading is not enabled on this node yet',
   POST_ONLY_WOULD_CROSS: 'Post only order would have immediately matched',
   IOC_NO_MATCH: 'Order could not immediately match against any resting orders',
   DUPLICATE_CLOID: 'Client order id already used by an open order',
   INVALID_ACTION: 'Invalid action',
   INVALID_SIGNATURE: 'Invalid signature',
+  INSUFFICIENT_SPOT_BALANCE: 'Insufficient spot balance',
 };
 
 /** An error with the spec's message, optionally followed by specifics ("Invalid size: 0.1 ..."). */

@@ -1,8 +1,9 @@
 // What executing a transaction emits besides its result: fills and order status changes.
 // Shapes follow Hyperliquid's `userFills` and `orderStatus`/`orderUpdates` records.
 import { formatScaled, type Address } from '../primitives/index.ts';
-import type { RestingOrder } from './book.ts';
-import type { PerpMarket } from './state.ts';
+import { TIF_NAMES, type BookOrder } from './engine/book-order.ts';
+import type { Market } from './markets.ts';
+import type { TriggerOrder } from './triggers.ts';
 
 export type Side = 'B' | 'A';
 
@@ -24,6 +25,8 @@ export interface FillRecord {
   readonly cloid?: string;
 }
 
+export type OrderType = 'Limit' | 'Stop Market' | 'Stop Limit' | 'Take Profit Market' | 'Take Profit Limit';
+
 export interface OrderView {
   readonly coin: string;
   readonly side: Side;
@@ -34,17 +37,26 @@ export interface OrderView {
   readonly origSz: string;
   readonly cloid: string | null;
   readonly reduceOnly: boolean;
-  readonly orderType: 'Limit';
-  readonly tif: string;
-  readonly isTrigger: false;
-  readonly triggerCondition: 'N/A';
-  readonly triggerPx: '0';
-  readonly isPositionTpsl: false;
-  readonly children: [];
+  readonly orderType: OrderType;
+  readonly tif: string | null;
+  readonly isTrigger: boolean;
+  readonly triggerCondition: string;
+  readonly triggerPx: string;
+  readonly isPositionTpsl: boolean;
+  readonly children: OrderView[];
 }
 
-/** Order statuses of Hyperliquid's `orderStatus` that this engine produces. */
-export type OrderStatus = 'open' | 'filled' | 'canceled' | 'selfTradeCanceled' | 'reduceOnlyCanceled' | 'iocCancelRejected';
+/** Order statuses (Hyperliquid's names) that this engine produces. */
+export type OrderStatus =
+  | 'open'
+  | 'filled'
+  | 'canceled'
+  | 'triggered'
+  | 'rejected'
+  | 'selfTradeCanceled'
+  | 'reduceOnlyCanceled'
+  | 'siblingFilledCanceled'
+  | 'iocCancelRejected';
 
 export type ExchangeEvent =
   | { readonly kind: 'fill'; readonly user: Address; readonly fill: FillRecord }
@@ -56,24 +68,47 @@ export type ExchangeEvent =
       readonly order: OrderView;
     };
 
-export function orderView(market: PerpMarket, o: RestingOrder): OrderView {
-  const sz = market.config.szDecimals;
+export function bookOrderView(m: Market, o: BookOrder): OrderView {
   return {
-    coin: market.config.name,
+    coin: m.name,
     side: o.isBuy ? 'B' : 'A',
-    limitPx: formatScaled(o.px, market.pxDecimals),
-    sz: formatScaled(o.sz, sz),
+    limitPx: formatScaled(o.px, m.pxDecimals),
+    sz: formatScaled(o.sz, m.szDecimals),
     oid: o.oid,
     timestamp: o.timestamp,
-    origSz: formatScaled(o.origSz, sz),
+    origSz: formatScaled(o.origSz, m.szDecimals),
     cloid: o.cloid,
     reduceOnly: o.reduceOnly,
     orderType: 'Limit',
-    tif: o.tif,
+    tif: TIF_NAMES[o.tif],
     isTrigger: false,
     triggerCondition: 'N/A',
     triggerPx: '0',
     isPositionTpsl: false,
+    children: [],
+  };
+}
+
+export function triggerOrderView(m: Market, t: TriggerOrder): OrderView {
+  const fireAbove = t.isBuy === (t.tpsl === 'sl');
+  const px = formatScaled(t.triggerPx, m.pxDecimals);
+  const kind = t.tpsl === 'tp' ? 'Take Profit' : 'Stop';
+  return {
+    coin: m.name,
+    side: t.isBuy ? 'B' : 'A',
+    limitPx: formatScaled(t.limitPx, m.pxDecimals),
+    sz: formatScaled(t.sz, m.szDecimals),
+    oid: t.oid,
+    timestamp: t.timestamp,
+    origSz: formatScaled(t.sz, m.szDecimals),
+    cloid: t.cloid,
+    reduceOnly: t.reduceOnly,
+    orderType: `${kind} ${t.isMarket ? 'Market' : 'Limit'}`,
+    tif: null,
+    isTrigger: true,
+    triggerCondition: `Price ${fireAbove ? 'above' : 'below'} ${px}`,
+    triggerPx: px,
+    isPositionTpsl: t.grouping === 'positionTpsl',
     children: [],
   };
 }

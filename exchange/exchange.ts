@@ -6,7 +6,9 @@ import { isActionParseError, parseAction, type Action } from './actions.ts';
 import type { ExchangeConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { ExchangeEvent } from './events.ts';
-import { cancelOrder, cancelOrderByCloid, placeOrder, type TxContext } from './placement.ts';
+import { cancelOrders, cancelOrdersByCloid, modify, placeOrders } from './order-actions.ts';
+import type { TxContext } from './order-context.ts';
+import { runTriggers } from './trigger-orders.ts';
 import { ExchangeState } from './state.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
@@ -22,7 +24,8 @@ export interface ExchangeTx {
 
 export type ActionResponse =
   | { type: 'order'; data: { statuses: unknown[] } }
-  | { type: 'cancel'; data: { statuses: unknown[] } };
+  | { type: 'cancel'; data: { statuses: unknown[] } }
+  | { type: 'default' };
 
 export type TxResult = { status: 'ok'; response: ActionResponse } | { status: 'err'; error: ExchangeError };
 
@@ -35,6 +38,8 @@ export interface GenesisBalance {
   readonly address: Address;
   /** USD units (10^-8). */
   readonly usdc: bigint;
+  /** Spot token balances other than USDC, in 10^-8 token units. */
+  readonly tokens: readonly { readonly token: number; readonly amount: bigint }[];
 }
 
 export class Exchange {
@@ -43,7 +48,11 @@ export class Exchange {
   static fromGenesis(config: ExchangeConfig, balances: readonly GenesisBalance[], genesisTime: number): Exchange {
     const state = new ExchangeState(config);
     state.time = genesisTime;
-    for (const b of balances) state.accounts.set(b.address, new Account(b.address, b.usdc));
+    for (const b of balances) {
+      const acct = new Account(b.address, b.usdc);
+      for (const t of b.tokens) acct.credit(t.token, t.amount);
+      state.accounts.set(b.address, acct);
+    }
     return new Exchange(state);
   }
 
@@ -63,6 +72,13 @@ export class Exchange {
     const events: ExchangeEvent[] = [];
     const result = this.run(tx, events);
     return { result, events };
+  }
+
+  /** Ends the block: trigger orders the mark price has reached fire, in market and oid order. */
+  endBlock(): readonly ExchangeEvent[] {
+    const events: ExchangeEvent[] = [];
+    runTriggers({ state: this.state, hash: '', time: this.state.time, events });
+    return events;
   }
 
   /** The account a transaction acts for, after the agent and activation checks. */
@@ -97,20 +113,21 @@ export class Exchange {
     const action = parseAction(tx.action);
     if (isActionParseError(action)) return { status: 'err', error: exchangeError('INVALID_ACTION', action.message) };
     const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
-    return { status: 'ok', response: this.dispatch(ctx, acct, action) };
+    return this.dispatch(ctx, acct, action);
   }
 
-  private dispatch(ctx: TxContext, acct: Account, action: Action): ActionResponse {
+  private dispatch(ctx: TxContext, acct: Account, action: Action): TxResult {
     switch (action.type) {
       case 'order':
-        return { type: 'order', data: { statuses: action.orders.map((o) => placeOrder(ctx, acct, o)) } };
+        return { status: 'ok', response: { type: 'order', data: { statuses: placeOrders(ctx, acct, action) } } };
       case 'cancel':
-        return { type: 'cancel', data: { statuses: action.cancels.map((c) => cancelOrder(ctx, acct, c.asset, c.oid)) } };
+        return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrders(ctx, acct, action) } } };
       case 'cancelByCloid':
-        return {
-          type: 'cancel',
-          data: { statuses: action.cancels.map((c) => cancelOrderByCloid(ctx, acct, c.asset, c.cloid)) },
-        };
+        return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrdersByCloid(ctx, acct, action) } } };
+      case 'modify': {
+        const error = modify(ctx, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
     }
   }
 }

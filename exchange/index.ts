@@ -1,14 +1,14 @@
 // exchange/: the deterministic state machine (markets, books, matching, margin, actions).
 export * from './config.ts';
 export * from './errors.ts';
-export type { Action, OrderAction, CancelAction, CancelByCloidAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
+export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side } from './events.ts';
+export type { Market, PerpMarket, SpotMarket } from './markets.ts';
 export { Exchange, knownSigner, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
 export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';
 export * as views from './views.ts';
 export { parsePrice, parseSize, isExchangeError } from './order-rules.ts';
-export { OrderBook, type RestingOrder, type Level } from './book.ts';
 export {
   signerCandidates, signingHint, exchangeDomain, actionConnectionId, literalConnectionId, parseSignature,
   type AuthConfig, type Binding, type SignatureWire, type SignerCandidate,

@@ -1,5 +1,6 @@
 // Cross-margin figures of one account at current mark prices.
 import { initialMargin, unrealizedPnl, type Account } from './account.ts';
+import { USDC_TOKEN_INDEX } from './config.ts';
 import type { ExchangeState } from './state.ts';
 
 export interface MarginFigures {
@@ -19,7 +20,7 @@ export function marginFigures(state: ExchangeState, acct: Account): MarginFigure
   let totalNtlPos = 0n;
   let maintenanceMargin = 0n;
   for (const [asset, pos] of acct.positions) {
-    const market = state.markets[asset];
+    const market = state.perps[asset];
     if (market === undefined) continue;
     const ntl = state.notional(market, state.markPx(market), Math.abs(pos.szi));
     accountValue += unrealizedPnl(pos, ntl);
@@ -30,8 +31,11 @@ export function marginFigures(state: ExchangeState, acct: Account): MarginFigure
   return { accountValue, positionMargin, totalNtlPos, maintenanceMargin };
 }
 
-/** Collateral still free for new orders. May be negative when prices moved against the account. */
+/**
+ * Collateral free for new perp orders and spot buys: account value less position margin, the
+ * margin of resting perp orders and the USDC held by resting spot buys. May be negative.
+ */
 export function availableMargin(state: ExchangeState, acct: Account): bigint {
   const f = marginFigures(state, acct);
-  return f.accountValue - f.positionMargin - acct.orderMargin;
+  return f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
 }

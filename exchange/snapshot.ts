@@ -1,90 +1,132 @@
 // Full-state snapshots: a canonical JSON form of ExchangeState (same state, same bytes) and its
-// inverse. Books are written level by level from the best price, each level in queue order, so a
-// restored book keeps price-time priority exactly.
-import { canonicalize, keccak256, bytesToHex, utf8, type Address, type Json } from '../primitives/index.ts';
+// inverse. Books are written level by level from the best price, each level in queue order, with
+// every order's queue sequence, so a restored book keeps price-time priority exactly.
+import { bytesToHex, canonicalize, keccak256, utf8, type Address, type Json } from '../primitives/index.ts';
 import { Account } from './account.ts';
-import type { Tif } from './actions.ts';
-import type { RestingOrder } from './book.ts';
 import type { ExchangeConfig } from './config.ts';
+import type { BookOrder, TifCode } from './engine/book-order.ts';
+import type { BookSide } from './engine/book-side.ts';
 import { Exchange } from './exchange.ts';
 import { ExchangeState } from './state.ts';
+import type { TriggerOrder } from './triggers.ts';
 
-type OrderRow = [oid: number, user: string, px: number, sz: number, origSz: number, reduceOnly: boolean, tif: string, cloid: string | null, timestamp: number, reserved: string];
+type OrderRow = [oid: number, owner: string, px: number, sz: number, origSz: number, seq: number, tif: number, reduceOnly: boolean, cloid: string | null, timestamp: number];
 
-interface Snapshot {
-  version: 1;
-  height: number;
-  time: number;
-  nextOid: number;
-  nextTid: number;
-  accounts: [address: string, usdc: string, positions: [number, number, string][], leverage: [number, number][]][];
-  markets: { lastPx: number; bids: OrderRow[]; asks: OrderRow[] }[];
-  nonces: [string, number[]][];
-  agents: [string, string][];
+type AccountRow = [
+  address: string,
+  usdc: string,
+  tokens: [number, string][],
+  positions: [number, number, string][],
+  leverage: [number, number][],
+  margins: [number, string][],
+  holds: [number, number, string][],
+];
+
+interface MarketSnapshot {
+  asset: number;
+  lastPx: number;
+  oraclePx: number;
+  bids: OrderRow[];
+  asks: OrderRow[];
+  triggers: TriggerOrder[];
 }
 
-const byKey = <T>(a: [string, T], b: [string, T]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+interface Snapshot {
+  version: 2;
+  height: number;
+  time: number;
+  ids: { nextOid: number; nextTid: number; nextSeq: number };
+  feesCollected: string;
+  accounts: AccountRow[];
+  markets: MarketSnapshot[];
+  nonces: [string, number[]][];
+  agents: [string, string][];
+  tpslChildren: [number, number[]][];
+}
+
+const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const byNum = (a: [number, ...unknown[]], b: [number, ...unknown[]]) => a[0] - b[0];
+
+function sideRows(side: BookSide): OrderRow[] {
+  const rows: OrderRow[] = [];
+  for (const level of side.iterate()) {
+    for (let o: BookOrder | null = level.head; o !== null; o = o.next) {
+      rows.push([o.oid, o.owner, o.px, o.sz, o.origSz, o.seq, o.tif, o.reduceOnly, o.cloid, o.timestamp]);
+    }
+  }
+  return rows;
+}
+
+function accountRow(a: Account): AccountRow {
+  return [
+    a.address,
+    a.usdc.toString(),
+    [...a.tokens.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum),
+    [...a.positions.entries()].map(([asset, p]): [number, number, string] => [asset, p.szi, p.entryNtl.toString()]).sort(byNum),
+    [...a.leverage.entries()].sort(byNum),
+    [...a.margins.entries()].map(([oid, v]): [number, string] => [oid, v.toString()]).sort(byNum),
+    [...a.holds.entries()].map(([oid, h]): [number, number, string] => [oid, h.token, h.amount.toString()]).sort(byNum),
+  ];
+}
 
 export function snapshotState(state: ExchangeState): Json {
-  const row = (o: RestingOrder): OrderRow => [
-    o.oid, o.user, o.px, o.sz, o.origSz, o.reduceOnly, o.tif, o.cloid, o.timestamp,
-    (state.accounts.get(o.user)?.reserved.get(o.oid) ?? 0n).toString(),
-  ];
-  const side = (levels: Iterable<{ head: RestingOrder | null }>) => {
-    const rows: OrderRow[] = [];
-    for (const level of levels) for (let o = level.head; o !== null; o = o.next) rows.push(row(o));
-    return rows;
-  };
   const snap: Snapshot = {
-    version: 1,
+    version: 2,
     height: state.height,
     time: state.time,
-    nextOid: state.nextOid,
-    nextTid: state.nextTid,
-    accounts: [...state.accounts.values()]
-      .map((a): Snapshot['accounts'][number] => [
-        a.address,
-        a.usdc.toString(),
-        [...a.positions.entries()].sort(([x], [y]) => x - y).map(([asset, p]) => [asset, p.szi, p.entryNtl.toString()]),
-        [...a.leverage.entries()].sort(([x], [y]) => x - y),
-      ])
-      .sort((a, b) => byKey([a[0], 0], [b[0], 0])),
-    markets: state.markets.map((m) => ({ lastPx: m.lastPx, bids: side(m.book.bids.iterate()), asks: side(m.book.asks.iterate()) })),
+    ids: { ...state.ids },
+    feesCollected: state.feesCollected.toString(),
+    accounts: [...state.accounts.values()].map(accountRow).sort((a, b) => byKey([a[0], 0], [b[0], 0])),
+    markets: state.markets.map((m) => ({
+      asset: m.asset,
+      lastPx: m.lastPx,
+      oraclePx: m.engine.oraclePx,
+      bids: sideRows(m.engine.bids),
+      asks: sideRows(m.engine.asks),
+      triggers: m.kind === 'perp' ? [...m.triggers.orders.values()].sort((a, b) => a.oid - b.oid) : [],
+    })),
     nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v].sort((x, y) => x - y)]).sort(byKey),
     agents: [...state.agents.entries()].sort(byKey),
+    tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
   };
   return snap as unknown as Json;
 }
 
+function restoreAccount(row: AccountRow): Account {
+  const [address, usdc, tokens, positions, leverage, margins, holds] = row;
+  const acct = new Account(address, BigInt(usdc));
+  for (const [t, v] of tokens) acct.credit(t, BigInt(v));
+  for (const [asset, szi, entryNtl] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl) });
+  for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
+  for (const [oid, v] of margins) acct.reserveMargin(oid, BigInt(v));
+  for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
+  return acct;
+}
+
 export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange {
   const snap = json as Snapshot;
-  if (snap.version !== 1) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
+  if (snap.version !== 2) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
   const state = new ExchangeState(config);
   state.height = snap.height;
   state.time = snap.time;
-  state.nextOid = snap.nextOid;
-  state.nextTid = snap.nextTid;
-  for (const [address, usdc, positions, leverage] of snap.accounts) {
-    const acct = new Account(address, BigInt(usdc));
-    for (const [asset, szi, entryNtl] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl) });
-    for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
-    state.accounts.set(address, acct);
-  }
-  snap.markets.forEach((ms, asset) => {
-    const m = state.markets[asset];
-    if (m === undefined) throw new Error(`snapshot has market ${asset} that the config lacks`);
+  Object.assign(state.ids, snap.ids);
+  state.feesCollected = BigInt(snap.feesCollected);
+  for (const row of snap.accounts) state.accounts.set(row[0], restoreAccount(row));
+  for (const ms of snap.markets) {
+    const m = state.market(ms.asset);
+    if (m === undefined) throw new Error(`snapshot has market ${ms.asset} that the config lacks`);
     m.lastPx = ms.lastPx;
+    m.engine.oraclePx = ms.oraclePx;
     for (const [isBuy, rows] of [[true, ms.bids], [false, ms.asks]] as const) {
-      for (const [oid, user, px, sz, origSz, reduceOnly, tif, cloid, timestamp, reserved] of rows) {
-        const order: RestingOrder = { oid, user: user as Address, asset, isBuy, px, sz, origSz, reduceOnly, tif: tif as Tif, cloid, timestamp, prev: null, next: null };
-        m.book.add(order);
-        state.orders.set(oid, order);
-        state.accounts.get(user)?.trackOrder(order, BigInt(reserved));
+      for (const [oid, owner, px, sz, origSz, seq, tif, reduceOnly, cloid, timestamp] of rows) {
+        m.engine.restore(oid, owner as Address, isBuy, px, sz, origSz, seq, tif as TifCode, reduceOnly, cloid, timestamp);
       }
     }
-  });
+    if (m.kind === 'perp') for (const t of ms.triggers) m.triggers.add({ ...t });
+  }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, new Set(nonces));
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);
+  for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
   return new Exchange(state);
 }
 

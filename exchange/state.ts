@@ -1,65 +1,58 @@
-// The exchange's complete consensus state and the read helpers every module shares.
+// The exchange's complete consensus state and the helpers every module shares.
 import type { Address } from '../primitives/index.ts';
 import type { Account } from './account.ts';
-import { OrderBook, type RestingOrder } from './book.ts';
-import { USD_DECIMALS, perpPxDecimals, type ExchangeConfig, type PerpMarketConfig } from './config.ts';
-
-export interface PerpMarket {
-  readonly asset: number;
-  readonly config: PerpMarketConfig;
-  readonly pxDecimals: number;
-  /** Multiplier from px units * lots to USD units: 10^(USD_DECIMALS - pxDecimals - szDecimals). */
-  readonly ntlScale: bigint;
-  readonly book: OrderBook;
-  /** Price of the last trade, in price units; 0 before the first. */
-  lastPx: number;
-}
+import { SPOT_ASSET_OFFSET, type ExchangeConfig } from './config.ts';
+import type { IdSource } from './engine/matching-engine.ts';
+import { buildPerps, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
 
 export class ExchangeState {
-  readonly markets: PerpMarket[];
-  readonly marketsByName = new Map<string, PerpMarket>();
+  /** Order ids, trade ids and queue sequence numbers, exchange-wide. */
+  readonly ids: IdSource = { nextOid: 1, nextTid: 1, nextSeq: 1 };
+  readonly perps: PerpMarket[];
+  readonly spots: SpotMarket[];
+  /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
+  readonly marketsByName = new Map<string, Market>();
   readonly accounts = new Map<Address, Account>();
-  /** Every resting order by oid. */
-  readonly orders = new Map<number, RestingOrder>();
   /** Nonces used per signer, pruned once they fall out of the window. */
   readonly nonces = new Map<Address, Set<number>>();
   /** Approved agent -> the account it signs for. */
   readonly agents = new Map<Address, Address>();
-  nextOid = 1;
-  nextTid = 1;
+  /** `normalTpsl` parent oid -> its TP/SL children, until the parent is done. */
+  readonly tpslChildren = new Map<number, number[]>();
+  /** Trading fees collected, USD units. */
+  feesCollected = 0n;
   height = 0;
   /** Time of the current block, ms. */
   time = 0;
 
   constructor(readonly config: ExchangeConfig) {
-    this.markets = config.perps.map((m, asset) => {
-      const pxDecimals = perpPxDecimals(m);
-      const market: PerpMarket = {
-        asset,
-        config: m,
-        pxDecimals,
-        ntlScale: 10n ** BigInt(USD_DECIMALS - pxDecimals - m.szDecimals),
-        book: new OrderBook(),
-        lastPx: 0,
-      };
-      this.marketsByName.set(m.name, market);
-      return market;
-    });
+    this.perps = buildPerps(config, this.ids);
+    this.spots = buildSpots(config, this.ids);
+    for (const m of [...this.perps, ...this.spots]) this.marketsByName.set(m.name, m);
   }
 
-  notional(market: PerpMarket, px: number, lots: number): bigint {
+  market(asset: number): Market | undefined {
+    return asset >= SPOT_ASSET_OFFSET ? this.spots[asset - SPOT_ASSET_OFFSET] : this.perps[asset];
+  }
+
+  /** Markets in asset order: perps, then spot pairs. */
+  get markets(): readonly Market[] {
+    return [...this.perps, ...this.spots];
+  }
+
+  notional(market: Market, px: number, lots: number): bigint {
     return BigInt(px) * BigInt(lots) * market.ntlScale;
   }
 
   /**
-   * Mark price in price units: the book mid when both sides exist, else the last trade, else
-   * the genesis reference price. (The clearinghouse replaces this with oracle-based marks.)
+   * Mark price in price units: the book mid when both sides exist (rounded down), else the last
+   * trade, else the genesis reference price. (The clearinghouse issue brings oracle-based marks.)
    */
-  markPx(market: PerpMarket): number {
-    const bid = market.book.bestBid();
-    const ask = market.book.bestAsk();
+  markPx(market: Market): number {
+    const bid = market.engine.bids.bestPx();
+    const ask = market.engine.asks.bestPx();
     if (bid !== undefined && ask !== undefined) return Math.floor((bid + ask) / 2);
-    return market.lastPx > 0 ? market.lastPx : market.config.referencePx;
+    return market.lastPx > 0 ? market.lastPx : market.referencePx;
   }
 
   leverage(acct: Account, market: PerpMarket): number {

@@ -1,10 +1,11 @@
 // Read-only views of the state in the spec's (Hyperliquid's) response shapes.
 import { divRound, formatScaled, type Address } from '../primitives/index.ts';
 import { unrealizedPnl, initialMargin } from './account.ts';
-import { SPOT_ASSET_OFFSET, USD_DECIMALS, pairName } from './config.ts';
-import { orderView, type OrderView } from './events.ts';
+import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
+import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
 import { marginFigures } from './margin.ts';
-import type { ExchangeState, PerpMarket } from './state.ts';
+import type { Market, SpotMarket } from './markets.ts';
+import type { ExchangeState } from './state.ts';
 
 /** Levels per side in `l2Book`, as on Hyperliquid. */
 export const L2_DEPTH = 20;
@@ -13,9 +14,9 @@ const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
 
 export function meta(state: ExchangeState) {
   return {
-    universe: state.markets.map((m) => ({
-      name: m.config.name,
-      szDecimals: m.config.szDecimals,
+    universe: state.perps.map((m) => ({
+      name: m.name,
+      szDecimals: m.szDecimals,
       maxLeverage: m.config.maxLeverage,
       onlyIsolated: m.config.onlyIsolated,
     })),
@@ -34,54 +35,81 @@ export function spotMeta(state: ExchangeState) {
       evmContract: null,
       fullName: null,
     })),
-    universe: cfg.spotPairs.map((p) => ({
-      name: pairName(cfg, p),
-      tokens: [p.base, p.quote] as [number, number],
-      index: p.index,
+    universe: state.spots.map((m) => ({
+      name: m.name,
+      tokens: [m.base.index, m.quote.index] as [number, number],
+      index: m.pair.index,
       isCanonical: true,
     })),
   };
 }
 
+/** Spot markets as `GET /v1/spot/markets` lists them. */
+export function spotMarkets(state: ExchangeState) {
+  return state.spots.map((m) => ({
+    pair: m.name,
+    base_asset: m.base.name,
+    quote_asset: m.quote.name,
+    price_decimals: m.pxDecimals,
+    size_decimals: m.szDecimals,
+    min_order_size: formatScaled(m.minSz, m.szDecimals),
+    tick_size: formatScaled(m.engine.rules.tick, m.pxDecimals),
+    status: 'active',
+  }));
+}
+
 /** Mid price string: the book mid (one extra decimal when it falls between ticks), else the mark. */
-function midString(state: ExchangeState, m: PerpMarket): string {
-  const bid = m.book.bestBid();
-  const ask = m.book.bestAsk();
+function midString(state: ExchangeState, m: Market): string {
+  const bid = m.engine.bids.bestPx();
+  const ask = m.engine.asks.bestPx();
   if (bid !== undefined && ask !== undefined) return formatScaled(BigInt(bid) * 5n + BigInt(ask) * 5n, m.pxDecimals + 1);
   return formatScaled(state.markPx(m), m.pxDecimals);
 }
 
 export function allMids(state: ExchangeState): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of state.markets) out[m.config.name] = midString(state, m);
+  for (const m of state.markets) out[m.name] = midString(state, m);
   return out;
 }
 
-export function l2Book(state: ExchangeState, coin: string, depth = L2_DEPTH) {
+/** A market by coin: a perp name ("BTC"), a pair name ("SVC-USDC"), or Hyperliquid's "@<pair index>". */
+export function marketByCoin(state: ExchangeState, coin: string): Market | undefined {
   const m = state.marketsByName.get(coin);
-  if (m === undefined) return null;
-  const side = (isBuy: boolean) =>
-    [...m.book.side(isBuy).iterate(depth)].map((l) => ({
-      px: formatScaled(l.px, m.pxDecimals),
-      sz: formatScaled(l.sz, m.config.szDecimals),
-      n: l.n,
-    }));
-  return { coin, time: state.time, levels: [side(true), side(false)] };
+  if (m !== undefined) return m;
+  const at = /^@(\d{1,4})$/.exec(coin);
+  return at === null ? undefined : state.spots[Number(at[1])];
 }
 
+export function bookLevels(m: Market, isBuy: boolean, depth: number) {
+  return [...m.engine.side(isBuy).iterate(depth)].map((l) => ({ px: formatScaled(l.px, m.pxDecimals), sz: formatScaled(l.sz, m.szDecimals), n: l.n }));
+}
+
+export function l2Book(state: ExchangeState, coin: string, depth = L2_DEPTH) {
+  const m = marketByCoin(state, coin);
+  if (m === undefined) return null;
+  return { coin, time: state.time, levels: [bookLevels(m, true, depth), bookLevels(m, false, depth)] };
+}
+
+/** Every open order of the user (resting and trigger), newest first, as Hyperliquid lists them. */
 export function openOrders(state: ExchangeState, user: Address): OrderView[] {
-  const acct = state.accounts.get(user);
-  if (acct === undefined) return [];
-  // Newest first, as Hyperliquid lists them.
-  return [...acct.orders.values()]
-    .sort((a, b) => b.oid - a.oid)
-    .map((o) => orderView(state.markets[o.asset] as PerpMarket, o));
+  const out: OrderView[] = [];
+  for (const m of state.markets) {
+    for (const o of m.engine.ownerOrders(user)) out.push(bookOrderView(m, o));
+    if (m.kind === 'perp') for (const t of m.triggers.ofOwner(user)) out.push(triggerOrderView(m, t));
+  }
+  return out.sort((a, b) => b.oid - a.oid);
 }
 
 export function openOrder(state: ExchangeState, user: Address, oid: number): OrderView | null {
-  const o = state.orders.get(oid);
-  if (o === undefined || o.user !== user) return null;
-  return orderView(state.markets[o.asset] as PerpMarket, o);
+  for (const m of state.markets) {
+    const o = m.engine.orders.get(oid);
+    if (o !== undefined) return o.owner === user ? bookOrderView(m, o) : null;
+    if (m.kind === 'perp') {
+      const t = m.triggers.orders.get(oid);
+      if (t !== undefined) return t.owner === user ? triggerOrderView(m, t) : null;
+    }
+  }
+  return null;
 }
 
 export function clearinghouseState(state: ExchangeState, user: Address) {
@@ -91,43 +119,32 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
     return { assetPositions: [], crossMarginSummary: empty, marginSummary: empty, crossMaintenanceMarginUsed: '0', withdrawable: '0', time: state.time };
   }
   const f = marginFigures(state, acct);
+  let rawUsd = acct.usdc;
   const assetPositions = [...acct.positions.entries()]
     .sort(([a], [b]) => a - b)
     .map(([asset, pos]) => {
-      const m = state.markets[asset] as PerpMarket;
+      const m = state.perps[asset]!;
       const lev = state.leverage(acct, m);
       const abs = Math.abs(pos.szi);
       const ntl = state.notional(m, state.markPx(m), abs);
-      const margin = initialMargin(ntl, lev);
+      rawUsd += pos.szi > 0 ? -ntl : ntl; // Hyperliquid's totalRawUsd: USDC plus shorts, less longs
       const entry = divRound(pos.entryNtl, BigInt(abs) * m.ntlScale, 'nearest');
       return {
         type: 'oneWay',
         position: {
-          coin: m.config.name,
-          szi: formatScaled(pos.szi, m.config.szDecimals),
+          coin: m.name,
+          szi: formatScaled(pos.szi, m.szDecimals),
           entryPx: formatScaled(entry, m.pxDecimals),
           leverage: { type: 'cross', value: lev },
           positionValue: usd(ntl),
           unrealizedPnl: usd(unrealizedPnl(pos, ntl)),
-          marginUsed: usd(margin),
+          marginUsed: usd(initialMargin(ntl, lev)),
           maxLeverage: m.config.maxLeverage,
         },
       };
     });
-  // totalRawUsd: USDC plus the signed notional of shorts minus longs (Hyperliquid's definition).
-  let rawUsd = acct.usdc;
-  for (const [asset, pos] of acct.positions) {
-    const m = state.markets[asset] as PerpMarket;
-    const ntl = state.notional(m, state.markPx(m), Math.abs(pos.szi));
-    rawUsd += pos.szi > 0 ? -ntl : ntl;
-  }
-  const summary = {
-    accountValue: usd(f.accountValue),
-    totalMarginUsed: usd(f.positionMargin),
-    totalNtlPos: usd(f.totalNtlPos),
-    totalRawUsd: usd(rawUsd),
-  };
-  const free = f.accountValue - f.positionMargin - acct.orderMargin;
+  const summary = { accountValue: usd(f.accountValue), totalMarginUsed: usd(f.positionMargin), totalNtlPos: usd(f.totalNtlPos), totalRawUsd: usd(rawUsd) };
+  const free = f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
   return {
     assetPositions,
     crossMarginSummary: summary,
@@ -138,9 +155,41 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
   };
 }
 
-/** The coin name of a perp or spot asset index, for records. */
-export function coinOf(state: ExchangeState, asset: number): string | null {
-  if (asset < SPOT_ASSET_OFFSET) return state.markets[asset]?.config.name ?? null;
-  const pair = state.config.spotPairs.find((p) => p.index === asset - SPOT_ASSET_OFFSET);
-  return pair === undefined ? null : pairName(state.config, pair);
+/** Spot balances (Hyperliquid's `spotClearinghouseState`): USDC first, then tokens by index. */
+export function spotClearinghouseState(state: ExchangeState, user: Address) {
+  const acct = state.accounts.get(user);
+  if (acct === undefined) return { balances: [] };
+  const tokens = [USDC_TOKEN_INDEX, ...[...acct.tokens.keys()].sort((a, b) => a - b)];
+  return {
+    balances: tokens.map((token) => {
+      const cfg = state.config.spotTokens.find((t) => t.index === token);
+      return {
+        coin: cfg?.name ?? `#${token}`,
+        token,
+        hold: formatScaled(acct.held.get(token) ?? 0n, TOKEN_DECIMALS),
+        total: formatScaled(acct.balance(token), TOKEN_DECIMALS),
+        entryNtl: '0',
+      };
+    }),
+  };
 }
+
+/** The fee schedule and the user's rates (Hyperliquid's `userFees`, without tiers and discounts). */
+export function feeSchedule(state: ExchangeState) {
+  const f = state.config.fees;
+  const rate = (ppm: number) => formatScaled(ppm, 6);
+  return {
+    feeSchedule: { cross: rate(f.perpTakerPpm), add: rate(f.perpMakerPpm), spotCross: rate(f.spotTakerPpm), spotAdd: rate(f.spotMakerPpm) },
+    userCrossRate: rate(f.perpTakerPpm),
+    userAddRate: rate(f.perpMakerPpm),
+    userSpotCrossRate: rate(f.spotTakerPpm),
+    userSpotAddRate: rate(f.spotMakerPpm),
+    activeReferralDiscount: '0',
+  };
+}
+
+export function coinOf(state: ExchangeState, asset: number): string | null {
+  return state.market(asset)?.name ?? null;
+}
+
+export type { SpotMarket };

@@ -3,7 +3,7 @@ import {
   bytesToHex, canonicalize, keccak256, normalizeAddress, parseScaled, utf8, type Address,
 } from '../primitives/index.ts';
 import {
-  PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals,
+  PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals,
   type ExchangeConfig, type GenesisBalance,
 } from '../exchange/index.ts';
 import type { GenesisFile } from './schema.ts';
@@ -34,6 +34,13 @@ function intIn(v: unknown, lo: number, hi: number, what: string): number {
 function scaled(text: unknown, decimals: number, what: string): number {
   const v = typeof text === 'string' ? parseScaled(text, decimals) : null;
   check(v !== null && v > 0n && v <= BigInt(Number.MAX_SAFE_INTEGER), `${what} must be a positive decimal with at most ${decimals} decimals`);
+  return Number(v);
+}
+
+/** A fraction in [0, 1] as an integer of 10^-decimals (ppm for 6, bps for 4). */
+function fraction(text: unknown, decimals: number, what: string): number {
+  const v = typeof text === 'string' ? parseScaled(text, decimals) : null;
+  check(v !== null && v >= 0n && v <= 10n ** BigInt(decimals), `${what} must be a decimal fraction from 0 to 1 with at most ${decimals} decimals`);
   return Number(v);
 }
 
@@ -75,7 +82,13 @@ export function loadGenesis(file: GenesisFile): LoadedGenesis {
     check(base !== undefined && spotTokens.some((t) => t.index === p.quote) && p.base !== p.quote, `spot pair ${index}: both tokens must be registered and distinct`);
     check(!pairs.has(`${p.base}/${p.quote}`), `spot pair ${index}: already exists`);
     pairs.add(`${p.base}/${p.quote}`);
-    return { base: p.base, quote: p.quote, index, minSz: scaled(p.minSz, base.szDecimals, `spot pair ${index} minSz`) };
+    return {
+      base: p.base,
+      quote: p.quote,
+      index,
+      minSz: scaled(p.minSz, base.szDecimals, `spot pair ${index} minSz`),
+      referencePx: scaled(p.referencePx, spotPxDecimals(base), `spot pair ${index} referencePx`),
+    };
   });
   const seen = new Set<Address>();
   const balances = file.balances.map((b, i) => {
@@ -84,7 +97,14 @@ export function loadGenesis(file: GenesisFile): LoadedGenesis {
     seen.add(address);
     const usdc = parseScaled(b.usdc, USD_DECIMALS);
     check(usdc !== null && usdc >= 0n, `balance ${address}: usdc must be a non-negative decimal`);
-    return { address, usdc };
+    const tokens = Object.entries(b.spot ?? {}).map(([name, amount]) => {
+      const token = spotTokens.find((t) => t.name === name);
+      check(token !== undefined && token.index !== USDC_TOKEN_INDEX, `balance ${address}: ${name} is not a spot token other than USDC`);
+      const v = parseScaled(amount, token.szDecimals);
+      check(v !== null && v >= 0n, `balance ${address}: ${name} must be a non-negative decimal with at most ${token.szDecimals} decimals`);
+      return { token: token.index, amount: v * 10n ** BigInt(TOKEN_DECIMALS - token.szDecimals) };
+    });
+    return { address, usdc, tokens };
   });
   const exchange: ExchangeConfig = {
     perps,
@@ -93,6 +113,14 @@ export function loadGenesis(file: GenesisFile): LoadedGenesis {
     defaultLeverage: intIn(g.defaultLeverage, 1, 100, 'defaultLeverage'),
     maxOpenOrdersPerMarket: intIn(g.maxOpenOrdersPerMarket, 1, 100_000, 'maxOpenOrdersPerMarket'),
     nonceWindowMs: intIn(g.nonceWindowMs, 1000, 86_400_000, 'nonceWindowMs'),
+    fees: {
+      perpTakerPpm: fraction(g.fees?.perpTaker, 6, 'fees.perpTaker'),
+      perpMakerPpm: fraction(g.fees?.perpMaker, 6, 'fees.perpMaker'),
+      spotTakerPpm: fraction(g.fees?.spotTaker, 6, 'fees.spotTaker'),
+      spotMakerPpm: fraction(g.fees?.spotMaker, 6, 'fees.spotMaker'),
+    },
+    priceBandBps: fraction(g.priceBand, 4, 'priceBand'),
+    triggerSlippageBps: fraction(g.triggerSlippage, 4, 'triggerSlippage'),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
   return { file, hash, exchange, balances };

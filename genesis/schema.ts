@@ -23,6 +23,8 @@ export interface GenesisSpotPair {
   base: number;
   quote: number;
   minSz: string;
+  /** Reference price until the book and trades give one (decimal string, in quote per base). */
+  referencePx: string;
 }
 
 export interface GenesisValidator {
@@ -44,14 +46,20 @@ export interface GenesisFile {
     defaultLeverage: number;
     maxOpenOrdersPerMarket: number;
     nonceWindowMs: number;
+    /** Fee rates as decimal fractions of notional, e.g. "0.00045" = 4.5 bps. */
+    fees: { perpTaker: string; perpMaker: string; spotTaker: string; spotMaker: string };
+    /** Limit prices at most this fraction away from the oracle, e.g. "0.8". */
+    priceBand: string;
+    /** Triggered market orders fill at most this fraction through the mark, e.g. "0.1". */
+    triggerSlippage: string;
     perps: GenesisPerp[];
     /** Listed in index order from 10000; the first must be USDC. */
     spotTokens: GenesisSpotToken[];
     /** Listed in pair-index order from 0. */
     spotPairs: GenesisSpotPair[];
   };
-  /** USDC collateral credited at genesis (decimal strings). */
-  balances: { address: string; usdc: string }[];
+  /** USDC collateral and spot tokens (by token name) credited at genesis, as decimal strings. */
+  balances: { address: string; usdc: string; spot?: Record<string, string> }[];
   /** Empty on a devnet: the node's own key is the single validator. */
   validators: GenesisValidator[];
 }

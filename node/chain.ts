@@ -79,6 +79,7 @@ export class Chain implements ConsensusApp {
       results.push({ hash: tx.hash, result: outcome.result });
       events.push(...outcome.events);
     });
+    events.push(...this.exchange.endBlock());
     return { results, events, appHash: nextAppHash(this.headState.appHash, results, events) };
   }
 

@@ -119,11 +119,12 @@ export class MatchingEngine {
   }
 
   /**
-   * Validates and places an order: matches what crosses, then rests (Gtc, Alo) or drops (Ioc)
-   * the remainder. Returns the new oid, or a REJECT_ code (< 0) with nothing changed.
+   * Validates and places order `oid`: matches what crosses, then rests (Gtc, Alo) or drops (Ioc)
+   * the remainder. Returns `oid`, or a REJECT_ code (< 0) with nothing changed. `seq` is its
+   * queue priority (a fresh one puts it at the back).
    * `filled`, `fills` and `selfTradeCancels` describe what happened.
    */
-  place(owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): number {
+  place(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number, seq = this.ids.nextSeq++): number {
     this.recycle();
     // Truncating an array is not free; skip it when already empty (the common case).
     if (this.fills.length !== 0) this.fills.length = 0;
@@ -141,17 +142,13 @@ export class MatchingEngine {
     const crosses = bestOpp !== undefined && (isBuy ? px >= bestOpp : px <= bestOpp);
     if (tif === TIF_ALO && crosses) return REJECT_POST_ONLY;
 
-    const ids = this.ids;
-    const order = this.newOrder(ids.nextOid++, owner, isBuy, px, sz, ids.nextSeq++, tif, reduceOnly, cloid, time);
+    const order = this.newOrder(oid, owner, isBuy, px, sz, seq, tif, reduceOnly, cloid, time);
     if (crosses) this.match(order, opposite);
     if (order.sz > 0) {
       if (tif === TIF_IOC) {
         this.retired.push(order);
-        if (this.filled === 0) {
-          ids.nextOid--; // nothing happened under this oid: give it back
-          ids.nextSeq--;
-          return REJECT_IOC_NO_MATCH;
-        }
+        // Nothing happened under this oid (no fill, no self-trade cancel): a plain rejection.
+        if (this.filled === 0 && this.selfTradeCancels.length === 0) return REJECT_IOC_NO_MATCH;
       } else {
         this.rest(order, false, list);
       }
@@ -238,13 +235,30 @@ export class MatchingEngine {
     this.retired.push(o);
   }
 
-  /** Cancels the owner's order; false when it has no such open order. */
+  /** Cancels the owner's order; null when it has no such open order. */
   cancel(owner: Address, oid: number): BookOrder | null {
     this.recycle();
     const o = this.orders.get(oid);
     if (o === undefined || o.owner !== owner) return null;
     this.unrest(o);
     return o;
+  }
+
+  /** Puts an order back as it was (snapshot restore, a modify undone), with its queue priority. */
+  restore(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, origSz: number, seq: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): BookOrder {
+    const o = this.newOrder(oid, owner, isBuy, px, sz, seq, tif, reduceOnly, cloid, time);
+    o.origSz = origSz;
+    this.rest(o, true);
+    return o;
+  }
+
+  /** Moves a resting order to a new price and size; it keeps its `seq`, so its time priority. */
+  reprice(o: BookOrder, px: number, sz: number): void {
+    const side = this.side(o.isBuy);
+    side.remove(o);
+    o.px = px;
+    o.sz = sz;
+    side.insertBySeq(o);
   }
 
   /** Shrinks a resting order in place (keeps priority). */

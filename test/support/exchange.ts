@@ -28,16 +28,48 @@ export class Harness {
 
   /** Statuses of an order action. */
   order(signer: string, ...orders: unknown[]): unknown[] {
-    const out = this.tx(signer, { type: 'order', orders, grouping: 'na' });
-    if (out.result.status !== 'ok') throw new Error(`order failed: ${out.result.error.message}`);
-    return out.result.response.data.statuses;
+    return statuses(this.tx(signer, { type: 'order', orders, grouping: 'na' }));
+  }
+
+  grouped(signer: string, grouping: string, ...orders: unknown[]): unknown[] {
+    return statuses(this.tx(signer, { type: 'order', orders, grouping }));
   }
 
   cancel(signer: string, asset: number, oid: number): unknown {
-    const out = this.tx(signer, { type: 'cancel', cancels: [{ a: asset, o: oid }] });
-    if (out.result.status !== 'ok') throw new Error(`cancel failed: ${out.result.error.message}`);
-    return out.result.response.data.statuses[0];
+    return statuses(this.tx(signer, { type: 'cancel', cancels: [{ a: asset, o: oid }] }))[0];
   }
+
+  /** Ends the current block (trigger orders fire) and returns its events. */
+  endBlock() {
+    return this.ex.endBlock();
+  }
+
+  /** A resting order in any market, by oid. */
+  resting(oid: number) {
+    for (const m of this.ex.state.markets) {
+      const o = m.engine.orders.get(oid);
+      if (o !== undefined) return o;
+    }
+    return undefined;
+  }
+
+  /** How many orders rest in all books. */
+  restingCount(): number {
+    let n = 0;
+    for (const m of this.ex.state.markets) n += m.engine.orders.size;
+    return n;
+  }
+}
+
+export function statuses(out: TxOutcome): unknown[] {
+  if (out.result.status !== 'ok') throw new Error(`action failed: ${out.result.error.message}`);
+  const r = out.result.response;
+  if (r.type === 'default') throw new Error('no statuses in a default response');
+  return r.data.statuses;
+}
+
+export function trig(a: number, b: boolean, p: string, s: string, triggerPx: string, tpsl: 'tp' | 'sl', isMarket = true, r = true) {
+  return { a, b, p, s, r, t: { trigger: { isMarket, triggerPx, tpsl } } };
 }
 
 export function lim(a: number, b: boolean, p: string, s: string, tif = 'Gtc', r = false, c?: string) {
@@ -54,4 +86,49 @@ export function mulberry32(seed: number): () => number {
     x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The book and account invariants that must hold after every transaction; null when they do. */
+export function bookInvariants(ex: Exchange): string | null {
+  const s = ex.state;
+  for (const m of s.markets) {
+    const bid = m.engine.bids.bestPx();
+    const ask = m.engine.asks.bestPx();
+    if (bid !== undefined && ask !== undefined && bid >= ask) return `${m.name} book crossed: ${bid} >= ${ask}`;
+    let count = 0;
+    for (const side of [m.engine.bids, m.engine.asks]) {
+      for (const level of side.iterate()) {
+        let sz = 0;
+        let n = 0;
+        let seq = -Infinity;
+        for (let o = level.head; o !== null; o = o.next) {
+          sz += o.sz;
+          n += 1;
+          if (o.px !== level.px || m.engine.orders.get(o.oid) !== o) return `order ${o.oid} misplaced`;
+          if (o.sz <= 0 || o.sz > o.origSz) return `order ${o.oid} size ${o.sz} of ${o.origSz}`;
+          if (o.seq <= seq) return `level ${level.px} out of queue order at ${o.oid}`;
+          seq = o.seq;
+        }
+        if (sz !== level.sz || n !== level.n) return `level ${level.px} totals ${level.sz}/${level.n} != ${sz}/${n}`;
+        count += n;
+      }
+    }
+    if (count !== m.engine.orders.size) return `${m.name}: ${m.engine.orders.size} orders indexed, ${count} in levels`;
+    if (m.kind === 'perp') {
+      let net = 0;
+      for (const a of s.accounts.values()) net += a.positions.get(m.asset)?.szi ?? 0;
+      if (net !== 0) return `${m.name} positions do not net to zero: ${net}`;
+    }
+  }
+  for (const a of s.accounts.values()) {
+    let margin = 0n;
+    for (const v of a.margins.values()) margin += v;
+    if (margin !== a.orderMargin) return `${a.address} order margin ${a.orderMargin} != ${margin}`;
+    for (const oid of [...a.margins.keys(), ...a.holds.keys()]) {
+      const m = s.markets.find((mk) => mk.engine.orders.has(oid));
+      if (m === undefined || m.engine.orders.get(oid)?.owner !== a.address) return `${a.address} reserves for order ${oid} that does not rest`;
+    }
+    for (const [token, held] of a.held) if (held < 0n) return `${a.address} holds ${held} of ${token}`;
+  }
+  return null;
 }

@@ -1,0 +1,223 @@
+// Limit orders on perps and spot: the exchange-level checks (reduce-only room, margin, spot
+// balance, open orders including triggers), the engine's placement, settlement, the reserve of
+// what rests, and the statuses the spec gives back.
+import { divRound, formatScaled } from '../primitives/index.ts';
+import { closableLots, initialMargin, openingLots, type Account } from './account.ts';
+import type { OrderRequest } from './actions.ts';
+import { USDC_TOKEN_INDEX } from './config.ts';
+import { TIF_ALO, TIF_GTC, TIF_IOC, type TifCode } from './engine/book-order.ts';
+import {
+  REJECT_BAD_NUMBER, REJECT_DUPLICATE_CLOID, REJECT_IOC_NO_MATCH, REJECT_MAX_OPEN, REJECT_MIN_SIZE,
+  REJECT_POST_ONLY, REJECT_PRICE_BAND, REJECT_SIG_FIGS, REJECT_TICK,
+} from './engine/matching-engine.ts';
+import { exchangeError, type ExchangeError } from './errors.ts';
+import { feeOf, feeRates } from './fees.ts';
+import { availableMargin } from './margin.ts';
+import type { Market, PerpMarket, SpotMarket } from './markets.ts';
+import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
+import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
+import { enforceReduceOnly } from './reduce-only.ts';
+import { settleFills } from './settlement.ts';
+
+/** Decimals of `avgPx` beyond the market's price decimals. */
+const AVG_PX_EXTRA_DECIMALS = 2;
+
+export interface LimitSpec {
+  readonly oid: number;
+  readonly isBuy: boolean;
+  readonly px: number;
+  readonly sz: number;
+  readonly tif: TifCode;
+  readonly reduceOnly: boolean;
+  readonly cloid: string | null;
+  /** Queue priority; omitted for a fresh one (back of the queue). */
+  readonly seq?: number;
+}
+
+export interface LimitOutcome {
+  readonly filledLots: number;
+  readonly filledNtl: bigint;
+  readonly rested: boolean;
+}
+
+const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
+
+/** The message for an engine rejection, naming the offending value. */
+export function engineReject(code: number, m: Market, isBuy: boolean, px: number, sz: number): ExchangeError {
+  const price = formatScaled(px, m.pxDecimals);
+  switch (code) {
+    case REJECT_SIG_FIGS:
+      return exchangeError('INVALID_PRICE', `${price} has more than 5 significant figures`);
+    case REJECT_TICK:
+      return exchangeError('INVALID_PRICE', `${price} is not a multiple of the tick size`);
+    case REJECT_PRICE_BAND:
+      return exchangeError('PRICE_OUT_OF_RANGE', `${price} is too far from the oracle price ${formatScaled(m.engine.oraclePx, m.pxDecimals)}`);
+    case REJECT_MIN_SIZE: {
+      const min = formatScaled(m.minSz, m.szDecimals);
+      const provided = formatScaled(sz, m.szDecimals);
+      return exchangeError('SIZE_BELOW_MINIMUM', `${provided} < ${min}`, { field: 's', min, provided });
+    }
+    case REJECT_MAX_OPEN:
+      return exchangeError('MAX_OPEN_ORDERS');
+    case REJECT_DUPLICATE_CLOID:
+      return exchangeError('DUPLICATE_CLOID');
+    case REJECT_POST_ONLY: {
+      const best = m.engine.side(!isBuy).bestPx();
+      return exchangeError('POST_ONLY_WOULD_CROSS', best === undefined ? undefined : `best opposite price ${formatScaled(best, m.pxDecimals)}`);
+    }
+    case REJECT_IOC_NO_MATCH:
+      return exchangeError('IOC_NO_MATCH');
+    case REJECT_BAD_NUMBER:
+    default:
+      return exchangeError('INVALID_PRICE', `${price}`);
+  }
+}
+
+/** Lots of the owner's resting reduce-only orders on one side of a market. */
+export function restingReduceOnly(m: Market, owner: string, isBuy: boolean): number {
+  let total = 0;
+  for (const o of m.engine.ownerOrders(owner)) if (o.reduceOnly && o.isBuy === isBuy) total += o.sz;
+  return total;
+}
+
+function perpMargin(ctx: TxContext, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
+  if (reduceOnly) return 0n;
+  const open = openingLots(acct.positions.get(m.asset)?.szi ?? 0, isBuy, lots);
+  return open === 0 ? 0n : initialMargin(ctx.state.notional(m, px, open), ctx.state.leverage(acct, m));
+}
+
+/** What a spot order must hold to rest: quote for buys (with the larger fee rate), base for sells. */
+function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lots: number): { token: number; amount: bigint } {
+  if (!isBuy) return { token: m.base.index, amount: BigInt(lots) * m.baseUnit };
+  const ntl = ctx.state.notional(m, px, lots);
+  const rates = feeRates(ctx.state.config, m);
+  return { token: m.quote.index, amount: ntl + feeOf(ntl, Math.max(rates.taker, rates.maker)) };
+}
+
+/**
+ * Exchange-level admission of a limit order; returns its possibly clamped size or an error.
+ * `freed` is the reserve of an order this one replaces (modify), counted as available.
+ */
+function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, freed: bigint | null): number | ExchangeError {
+  let sz = spec.sz;
+  if (spec.reduceOnly) {
+    if (m.kind === 'spot') return exchangeError('REDUCE_ONLY_VIOLATED', 'spot orders cannot be reduce-only');
+    let room = closableLots(acct, m.asset, spec.isBuy);
+    if (spec.tif !== TIF_IOC) room -= restingReduceOnly(m, acct.address, spec.isBuy);
+    if (room <= 0) return ERR.reduceOnly();
+    sz = Math.min(sz, room);
+  }
+  if (spec.tif !== TIF_IOC && freed === null) {
+    const open = m.engine.openCount(acct.address) + (m.kind === 'perp' ? m.triggers.count(acct.address) : 0);
+    if (open >= ctx.state.config.maxOpenOrdersPerMarket) return exchangeError('MAX_OPEN_ORDERS');
+  }
+  const extra = freed ?? 0n;
+  if (m.kind === 'perp') {
+    const need = perpMargin(ctx, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly);
+    if (need > 0n && need > availableMargin(ctx.state, acct) + extra) return ERR.margin();
+  } else {
+    const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
+    if (hold.amount > acct.free(hold.token) + extra || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct) + extra)) {
+      return exchangeError('INSUFFICIENT_SPOT_BALANCE');
+    }
+  }
+  return sz;
+}
+
+/**
+ * Places a limit order with a known oid: admission, matching, settlement, reserve, events.
+ * `freed` is the reserve of an order this one replaces (modify), or null.
+ */
+export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, freed: bigint | null = null): LimitOutcome | ExchangeError {
+  const sz = admit(ctx, acct, m, spec, freed);
+  if (isExchangeError(sz)) return sz;
+  const engine = m.engine;
+  const code = engine.place(spec.oid, acct.address, spec.isBuy, spec.px, sz, spec.tif, spec.reduceOnly, spec.cloid, ctx.time, spec.seq);
+  if (code < 0) return engineReject(code, m, spec.isBuy, spec.px, sz);
+  // A new order's oid is taken only once the engine accepted it: refused orders leave no gap.
+  if (spec.oid === ctx.state.ids.nextOid) ctx.state.ids.nextOid += 1;
+
+  // The engine's outputs are valid until its next call: take what is needed first.
+  const selfTradeCancels = engine.selfTradeCancels.slice();
+  const fills = engine.fills.slice();
+  const filledLots = engine.filled;
+  const resting = engine.orders.get(spec.oid) ?? null;
+  for (const o of selfTradeCancels) orderLeft(ctx, m, o, 'selfTradeCanceled');
+  const filledNtl = settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
+  if (resting !== null) {
+    if (m.kind === 'perp') acct.reserveMargin(spec.oid, perpMargin(ctx, acct, m, spec.isBuy, spec.px, resting.sz, spec.reduceOnly));
+    else {
+      const hold = spotHold(ctx, m, spec.isBuy, spec.px, resting.sz);
+      acct.hold(spec.oid, hold.token, hold.amount);
+    }
+    emitBookOrder(ctx, m, resting, 'open');
+  } else {
+    emitTakerDone(ctx, m, acct.address, spec, sz, filledLots);
+  }
+  if (m.kind === 'perp' && fills.length > 0) {
+    const owners = new Set<string>([acct.address]);
+    for (const f of fills) owners.add(f.maker.owner);
+    for (const owner of [...owners].sort()) enforceReduceOnly(ctx, m, owner);
+  }
+  if (filledLots === 0 && resting === null) return exchangeError('IOC_NO_MATCH');
+  return { filledLots, filledNtl, rested: resting !== null && engine.orders.has(spec.oid) };
+}
+
+/** Status event of a taker that did not rest: filled, or its Ioc remainder cancelled. */
+function emitTakerDone(ctx: TxContext, m: Market, owner: string, spec: LimitSpec, sz: number, filled: number): void {
+  const view = {
+    coin: m.name,
+    side: spec.isBuy ? ('B' as const) : ('A' as const),
+    limitPx: formatScaled(spec.px, m.pxDecimals),
+    sz: formatScaled(sz - filled, m.szDecimals),
+    oid: spec.oid,
+    timestamp: ctx.time,
+    origSz: formatScaled(sz, m.szDecimals),
+    cloid: spec.cloid,
+    reduceOnly: spec.reduceOnly,
+    orderType: 'Limit' as const,
+    tif: spec.tif === TIF_IOC ? 'Ioc' : spec.tif === TIF_ALO ? 'Alo' : 'Gtc',
+    isTrigger: false,
+    triggerCondition: 'N/A',
+    triggerPx: '0',
+    isPositionTpsl: false,
+    children: [],
+  };
+  const status = filled === sz ? 'filled' : filled === 0 ? 'iocCancelRejected' : 'canceled';
+  ctx.events.push({ kind: 'order', user: owner, status, statusTimestamp: ctx.time, order: view });
+}
+
+/** The spec's status for a placed limit order. */
+export function limitStatus(m: Market, oid: number, cloid: string | null, out: LimitOutcome): OrderStatusResult {
+  const c = cloid === null ? {} : { cloid };
+  if (out.rested) return { resting: { oid, ...c } };
+  const avgPx = divRound(out.filledNtl * 10n ** BigInt(AVG_PX_EXTRA_DECIMALS), BigInt(out.filledLots) * m.ntlScale, 'nearest');
+  return {
+    filled: {
+      totalSz: formatScaled(out.filledLots, m.szDecimals),
+      avgPx: formatScaled(avgPx, m.pxDecimals + AVG_PX_EXTRA_DECIMALS),
+      oid,
+      ...c,
+    },
+  };
+}
+
+/** Parses the request's price and size for the market (string rules: decimals and format). */
+export function parseOrderNumbers(m: Market, px: string, sz: string): { px: number; sz: number } | ExchangeError {
+  const p = parsePrice(px, m.pxDecimals);
+  if (isExchangeError(p)) return p;
+  const s = parseSize(sz, m.szDecimals);
+  if (isExchangeError(s)) return s;
+  return { px: p, sz: s };
+}
+
+/** Places a new limit order from the wire. */
+export function placeLimitOrder(ctx: TxContext, acct: Account, m: Market, req: OrderRequest): OrderStatusResult {
+  const nums = parseOrderNumbers(m, req.px, req.sz);
+  if (isExchangeError(nums)) return { error: nums.message };
+  const oid = ctx.state.ids.nextOid; // taken by submitLimit once the engine accepts the order
+  const spec: LimitSpec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif: TIF_CODES[req.tif ?? 'Gtc'], reduceOnly: req.reduceOnly, cloid: req.cloid };
+  const out = submitLimit(ctx, acct, m, spec);
+  if (isExchangeError(out)) return { error: out.message };
+  return limitStatus(m, oid, req.cloid, out);
+}

@@ -1,0 +1,88 @@
+// Markets as the state machine holds them: perpetuals (0..9999) and spot pairs (10000 + p), each
+// with its matching engine. Units: prices in 10^-pxDecimals, sizes in lots (10^-szDecimals),
+// notional in 10^-8 of the quote (USDC for perps): ntl = px * lots * ntlScale.
+import {
+  SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, perpPxDecimals, spotPxDecimals, pairName,
+  type ExchangeConfig, type PerpMarketConfig, type SpotPairConfig, type SpotTokenConfig,
+} from './config.ts';
+import { MatchingEngine, type IdSource } from './engine/matching-engine.ts';
+import { TriggerBook } from './triggers.ts';
+
+interface MarketBase {
+  readonly asset: number;
+  readonly name: string;
+  readonly szDecimals: number;
+  readonly pxDecimals: number;
+  readonly ntlScale: bigint;
+  readonly minSz: number;
+  readonly referencePx: number;
+  readonly engine: MatchingEngine;
+  /** Price of the last trade in price units; 0 before the first. */
+  lastPx: number;
+}
+
+export interface PerpMarket extends MarketBase {
+  readonly kind: 'perp';
+  readonly config: PerpMarketConfig;
+  readonly triggers: TriggerBook;
+}
+
+export interface SpotMarket extends MarketBase {
+  readonly kind: 'spot';
+  readonly pair: SpotPairConfig;
+  readonly base: SpotTokenConfig;
+  readonly quote: SpotTokenConfig;
+  /** Token units (10^-8) per base lot. */
+  readonly baseUnit: bigint;
+}
+
+export type Market = PerpMarket | SpotMarket;
+
+export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
+  return cfg.perps.map((m, asset) => {
+    const pxDecimals = perpPxDecimals(m);
+    const engine = new MatchingEngine(
+      { pxDecimals, tick: 1, minSz: m.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: cfg.priceBandBps },
+      ids,
+    );
+    engine.oraclePx = m.referencePx;
+    return {
+      kind: 'perp',
+      asset,
+      name: m.name,
+      szDecimals: m.szDecimals,
+      pxDecimals,
+      ntlScale: 10n ** BigInt(USD_DECIMALS - pxDecimals - m.szDecimals),
+      minSz: m.minSz,
+      referencePx: m.referencePx,
+      engine,
+      lastPx: 0,
+      config: m,
+      triggers: new TriggerBook(),
+    };
+  });
+}
+
+export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
+  const token = (index: number) => cfg.spotTokens.find((t) => t.index === index) as SpotTokenConfig;
+  return cfg.spotPairs.map((pair) => {
+    const base = token(pair.base);
+    const pxDecimals = spotPxDecimals(base);
+    return {
+      kind: 'spot',
+      asset: SPOT_ASSET_OFFSET + pair.index,
+      name: pairName(cfg, pair),
+      szDecimals: base.szDecimals,
+      pxDecimals,
+      ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
+      minSz: pair.minSz,
+      referencePx: pair.referencePx,
+      engine: new MatchingEngine({ pxDecimals, tick: 1, minSz: pair.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: 0 }, ids),
+      lastPx: 0,
+      pair,
+      base,
+      quote: token(pair.quote),
+      baseUnit: 10n ** BigInt(TOKEN_DECIMALS - base.szDecimals),
+    };
+  });
+}

@@ -1,0 +1,99 @@
+// `modify`: change an open order in place where the spec keeps its queue priority (the size
+// decreases at the same price, or the price improves without crossing), otherwise re-queue it
+// at the back under the same oid. All or nothing: a modification that fails leaves the order.
+import type { Account } from './account.ts';
+import type { ModifyAction } from './actions.ts';
+import { TIF_ALO, TIF_GTC, TIF_IOC } from './engine/book-order.ts';
+import type { BookOrder } from './engine/book-order.ts';
+import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
+import { exchangeError, type ExchangeError } from './errors.ts';
+import type { Market, PerpMarket } from './markets.ts';
+import { ERR, emitBookOrder, emitTrigger, type TxContext } from './order-context.ts';
+import { isExchangeError } from './order-rules.ts';
+import { engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
+import { parseTrigger } from './trigger-orders.ts';
+import type { TriggerOrder } from './triggers.ts';
+
+const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
+
+function findTarget(m: Market, owner: string, id: number | string): { book?: BookOrder; trigger?: TriggerOrder } {
+  if (typeof id === 'number') {
+    const book = m.engine.orders.get(id);
+    if (book !== undefined && book.owner === owner) return { book };
+    const trigger = m.kind === 'perp' ? m.triggers.orders.get(id) : undefined;
+    return trigger !== undefined && trigger.owner === owner ? { trigger } : {};
+  }
+  const book = m.engine.byCloid(owner, id);
+  if (book !== undefined) return { book };
+  const trigger = m.kind === 'perp' ? m.triggers.byCloid(owner, id) : undefined;
+  return trigger === undefined ? {} : { trigger };
+}
+
+function modifyTrigger(ctx: TxContext, m: PerpMarket, t: TriggerOrder, action: ModifyAction): ExchangeError | null {
+  const fields = parseTrigger(m, action.order, t.grouping);
+  if (isExchangeError(fields)) return fields;
+  if (fields.cloid !== null && fields.cloid !== t.cloid && (m.engine.byCloid(t.owner, fields.cloid) !== undefined || m.triggers.byCloid(t.owner, fields.cloid) !== undefined)) {
+    return exchangeError('DUPLICATE_CLOID');
+  }
+  Object.assign(t, fields, { timestamp: ctx.time });
+  emitTrigger(ctx, m, t, 'open');
+  return null;
+}
+
+/** The reserve an order holds now (margin or hold). */
+function reserveOf(acct: Account, oid: number): bigint {
+  return acct.margins.get(oid) ?? acct.holds.get(oid)?.amount ?? 0n;
+}
+
+export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction): ExchangeError | null {
+  const req = action.order;
+  const m = ctx.state.market(req.asset);
+  if (m === undefined) return exchangeError('UNKNOWN_ASSET', `${req.asset}`);
+  const { book: o, trigger } = findTarget(m, acct.address, action.oid);
+  if (trigger !== undefined) {
+    if (req.trigger === null) return exchangeError('INVALID_ACTION', 'a trigger order stays a trigger order');
+    return modifyTrigger(ctx, m as PerpMarket, trigger, action);
+  }
+  if (o === undefined) return ERR.notFound();
+  if (req.trigger !== null) return exchangeError('INVALID_ACTION', 'a limit order stays a limit order');
+  const nums = parseOrderNumbers(m, req.px, req.sz);
+  if (isExchangeError(nums)) return nums;
+  const priceCode = m.engine.checkPrice(nums.px);
+  if (priceCode !== 0) return engineReject(priceCode, m, req.isBuy, nums.px, nums.sz);
+  if (nums.sz < m.minSz) return engineReject(REJECT_MIN_SIZE, m, req.isBuy, nums.px, nums.sz);
+  const tif = TIF_CODES[req.tif ?? 'Gtc'];
+  const sameOrder = req.isBuy === o.isBuy && tif === o.tif && req.reduceOnly === o.reduceOnly && req.cloid === o.cloid;
+  const bestOpp = m.engine.side(!req.isBuy).bestPx();
+  const crosses = bestOpp !== undefined && (req.isBuy ? nums.px >= bestOpp : nums.px <= bestOpp);
+
+  if (sameOrder && nums.px === o.px && nums.sz <= o.sz) {
+    // Smaller at the same price: in place, priority kept; the reserve shrinks in proportion.
+    const before = o.sz;
+    if (nums.sz < before) {
+      m.engine.shrink(o, before - nums.sz);
+      acct.releaseMargin(o.oid, before - nums.sz, before);
+      const held = acct.holds.get(o.oid)?.amount;
+      if (held !== undefined) acct.releaseHold(o.oid, (held * BigInt(before - nums.sz)) / BigInt(before));
+    }
+    o.timestamp = ctx.time;
+    emitBookOrder(ctx, m, o, 'open');
+    return null;
+  }
+  // Otherwise take it out, and place the new version (keeping its priority when the price only
+  // improved without crossing); put the old one back if the new one is refused.
+  const old = { isBuy: o.isBuy, px: o.px, sz: o.sz, origSz: o.origSz, seq: o.seq, tif: o.tif, reduceOnly: o.reduceOnly, cloid: o.cloid, timestamp: o.timestamp };
+  const improves = sameOrder && !crosses && nums.sz <= o.sz && (o.isBuy ? nums.px > o.px : nums.px < o.px);
+  const oid = o.oid;
+  const freed = reserveOf(acct, oid);
+  m.engine.cancel(acct.address, oid);
+  acct.releaseOrder(oid);
+  const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, ...(improves ? { seq: old.seq } : {}) };
+  const out = submitLimit(ctx, acct, m, spec, freed);
+  if (!isExchangeError(out)) return null;
+  if (out.code !== 'IOC_NO_MATCH') {
+    m.engine.restore(oid, acct.address, old.isBuy, old.px, old.sz, old.origSz, old.seq, old.tif, old.reduceOnly, old.cloid, old.timestamp);
+    if (m.kind === 'perp') acct.reserveMargin(oid, freed);
+    else acct.hold(oid, old.isBuy ? m.quote.index : m.base.index, freed);
+  }
+  return out;
+}

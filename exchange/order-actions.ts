@@ -1,0 +1,119 @@
+// The order actions: batches (with TP/SL grouping), cancels by oid or cloid, and modify.
+import type { Account } from './account.ts';
+import type { CancelAction, CancelByCloidAction, ModifyAction, OrderAction, OrderRequest } from './actions.ts';
+import { exchangeError, type ExchangeError } from './errors.ts';
+import type { Market, PerpMarket } from './markets.ts';
+import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
+import { isExchangeError } from './order-rules.ts';
+import { placeLimitOrder } from './limit-orders.ts';
+import { placeTrigger } from './trigger-orders.ts';
+import { modifyOrder } from './modify.ts';
+
+export function marketFor(ctx: TxContext, asset: number): Market | ExchangeError {
+  const m = ctx.state.market(asset);
+  if (m !== undefined) return m;
+  return exchangeError('UNKNOWN_ASSET', `${asset}`);
+}
+
+function placeOne(ctx: TxContext, acct: Account, req: OrderRequest): OrderStatusResult {
+  const m = marketFor(ctx, req.asset);
+  if (isExchangeError(m)) return { error: m.message };
+  if (req.trigger === null) return placeLimitOrder(ctx, acct, m, req);
+  if (m.kind !== 'perp') return { error: exchangeError('INVALID_ACTION', 'trigger orders are for perpetual markets').message };
+  return placeTrigger(ctx, acct, m, req, 'na', { parent: null, active: true });
+}
+
+/** Links two TP/SL legs so that one firing cancels the other. */
+function linkSiblings(m: PerpMarket, oids: number[]): void {
+  if (oids.length !== 2) return;
+  const [a, b] = oids as [number, number];
+  const ta = m.triggers.orders.get(a);
+  const tb = m.triggers.orders.get(b);
+  if (ta !== undefined && tb !== undefined) {
+    ta.sibling = b;
+    tb.sibling = a;
+  }
+}
+
+/** TP/SL legs after their parent (`normalTpsl`) or on their own (`positionTpsl`). */
+function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderStatusResult[] {
+  const grouped = action.grouping === 'normalTpsl';
+  const [first, ...rest] = action.orders as [OrderRequest, ...OrderRequest[]];
+  const legs = grouped ? rest : action.orders;
+  const statuses: OrderStatusResult[] = [];
+  let parentOid: number | null = null;
+  let parentResting = false;
+  if (grouped) {
+    if (first.trigger !== null) return action.orders.map(() => ({ error: exchangeError('INVALID_ACTION', 'normalTpsl starts with a limit order').message }));
+    const s = placeOne(ctx, acct, first);
+    statuses.push(s);
+    if ('error' in s) return [s, ...legs.map(() => ({ error: exchangeError('INVALID_ACTION', 'the parent order was rejected').message }))];
+    if ('resting' in s) {
+      parentOid = s.resting.oid;
+      parentResting = true;
+    } else {
+      parentOid = s.filled.oid; // filled at once: the legs are live at once
+    }
+  }
+  const m = ctx.state.market(legs[0]?.asset ?? -1);
+  const placed: number[] = [];
+  for (const leg of legs) {
+    if (leg.trigger === null || m === undefined || m.kind !== 'perp' || leg.asset !== m.asset || (grouped && leg.asset !== first.asset)) {
+      statuses.push({ error: exchangeError('INVALID_ACTION', 'TP/SL legs are trigger orders on the same perpetual market').message });
+      continue;
+    }
+    const s = placeTrigger(ctx, acct, m, leg, action.grouping, { parent: parentResting ? parentOid : null, active: !parentResting });
+    statuses.push(s);
+    if ('resting' in s) placed.push(s.resting.oid);
+  }
+  if (m !== undefined && m.kind === 'perp') {
+    linkSiblings(m, placed);
+    if (parentResting && parentOid !== null && placed.length > 0) ctx.state.tpslChildren.set(parentOid, placed);
+  }
+  return statuses;
+}
+
+export function placeOrders(ctx: TxContext, acct: Account, action: OrderAction): OrderStatusResult[] {
+  if (action.grouping === 'na') return action.orders.map((o) => placeOne(ctx, acct, o));
+  return placeTpsl(ctx, acct, action);
+}
+
+/** Cancels an open or trigger order of `acct` on `asset`. */
+function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): 'success' | { error: string } {
+  const m = ctx.state.market(asset);
+  if (m === undefined) return { error: ERR.notFound().message };
+  const o = m.engine.cancel(acct.address, oid);
+  if (o !== null) {
+    orderLeft(ctx, m, o, 'canceled');
+    return 'success';
+  }
+  if (m.kind === 'perp') {
+    const t = m.triggers.orders.get(oid);
+    if (t !== undefined && t.owner === acct.address) {
+      m.triggers.remove(oid);
+      emitTrigger(ctx, m, t, 'canceled');
+      if (t.sibling !== null) {
+        const s = m.triggers.orders.get(t.sibling);
+        if (s !== undefined) s.sibling = null;
+      }
+      return 'success';
+    }
+  }
+  return { error: ERR.notFound().message };
+}
+
+export function cancelOrders(ctx: TxContext, acct: Account, action: CancelAction): ('success' | { error: string })[] {
+  return action.cancels.map((c) => cancelOid(ctx, acct, c.asset, c.oid));
+}
+
+export function cancelOrdersByCloid(ctx: TxContext, acct: Account, action: CancelByCloidAction): ('success' | { error: string })[] {
+  return action.cancels.map((c) => {
+    const m = ctx.state.market(c.asset);
+    const oid = m?.engine.byCloid(acct.address, c.cloid)?.oid ?? (m?.kind === 'perp' ? m.triggers.byCloid(acct.address, c.cloid)?.oid : undefined);
+    return oid === undefined ? { error: ERR.notFound().message } : cancelOid(ctx, acct, c.asset, oid);
+  });
+}
+
+export function modify(ctx: TxContext, acct: Account, action: ModifyAction): ExchangeError | null {
+  return modifyOrder(ctx, acct, action);
+}

@@ -1,0 +1,31 @@
+// After a position changes: resting reduce-only orders may not add up to more than the position
+// they close (the newest are cancelled first), and position TP/SL orders go with their position.
+import { closableLots } from './account.ts';
+import type { PerpMarket } from './markets.ts';
+import { accountOf, emitTrigger, orderLeft, type TxContext } from './order-context.ts';
+
+export function enforceReduceOnly(ctx: TxContext, m: PerpMarket, owner: string): void {
+  const acct = accountOf(ctx.state, owner);
+  for (const isBuy of [true, false]) {
+    let room = closableLots(acct, m.asset, isBuy);
+    // Keep the oldest that fit (by queue sequence: list order is not part of the state), cancel the rest.
+    const ro = [...m.engine.ownerOrders(owner)].filter((o) => o.reduceOnly && o.isBuy === isBuy).sort((a, b) => a.seq - b.seq);
+    const excess = [];
+    for (const o of ro) {
+      if (o.sz <= room) room -= o.sz;
+      else excess.push(o.oid);
+    }
+    for (const oid of excess) {
+      const o = m.engine.cancel(owner, oid);
+      if (o !== null) orderLeft(ctx, m, o, 'reduceOnlyCanceled');
+    }
+  }
+  const szi = acct.positions.get(m.asset)?.szi ?? 0;
+  for (const t of [...m.triggers.ofOwner(owner)]) {
+    // A position TP/SL closes the position: gone when it is, or when it turned the other way.
+    if (t.grouping === 'positionTpsl' && (szi === 0 || szi > 0 === t.isBuy)) {
+      m.triggers.remove(t.oid);
+      emitTrigger(ctx, m, t, 'canceled');
+    }
+  }
+}

@@ -1,0 +1,105 @@
+// Settling fills: positions, balances and fees move for both sides, and both get a fill record.
+import { formatScaled } from '../primitives/index.ts';
+import { applyFill, type Account } from './account.ts';
+import { TOKEN_DECIMALS, USD_DECIMALS } from './config.ts';
+import type { Fill } from './engine/matching-engine.ts';
+import type { FillRecord } from './events.ts';
+import { feeOf, feeRates } from './fees.ts';
+import type { Market, PerpMarket, SpotMarket } from './markets.ts';
+import { accountOf, orderLeft, type TxContext } from './order-context.ts';
+
+/** The taker's side of a fill: what settlement needs of the incoming order. */
+export interface TakerInfo {
+  readonly acct: Account;
+  readonly oid: number;
+  readonly isBuy: boolean;
+  readonly cloid: string | null;
+}
+
+function record(
+  ctx: TxContext, m: Market, isBuy: boolean, fill: Fill, oid: number, cloid: string | null, crossed: boolean,
+  extra: { startPosition: string; dir: string; closedPnl: string; fee: bigint },
+): FillRecord {
+  return {
+    coin: m.name,
+    px: formatScaled(fill.px, m.pxDecimals),
+    sz: formatScaled(fill.sz, m.szDecimals),
+    side: isBuy ? 'B' : 'A',
+    time: ctx.time,
+    startPosition: extra.startPosition,
+    dir: extra.dir,
+    closedPnl: extra.closedPnl,
+    hash: ctx.hash,
+    oid,
+    crossed,
+    fee: formatScaled(extra.fee, USD_DECIMALS),
+    feeToken: m.kind === 'perp' ? 'USDC' : m.quote.name,
+    tid: fill.tid,
+    ...(cloid === null ? {} : { cloid }),
+  };
+}
+
+function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
+  const fee = feeOf(ntl, feePpm);
+  const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl);
+  acct.usdc -= fee;
+  ctx.events.push({
+    kind: 'fill',
+    user: acct.address,
+    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, {
+      startPosition: formatScaled(change.startPosition, m.szDecimals),
+      dir: change.dir,
+      closedPnl: formatScaled(change.closedPnl, USD_DECIMALS),
+      fee,
+    }),
+  });
+  return fee;
+}
+
+function settleSpotSide(ctx: TxContext, m: SpotMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
+  const fee = feeOf(ntl, feePpm);
+  const base = BigInt(fill.sz) * m.baseUnit;
+  const start = acct.balance(m.base.index);
+  acct.credit(m.base.index, isBuy ? base : -base);
+  acct.credit(m.quote.index, isBuy ? -(ntl + fee) : ntl - fee);
+  ctx.events.push({
+    kind: 'fill',
+    user: acct.address,
+    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, {
+      startPosition: formatScaled(start, TOKEN_DECIMALS),
+      dir: isBuy ? 'Buy' : 'Sell',
+      closedPnl: '0',
+      fee,
+    }),
+  });
+  return fee;
+}
+
+/** Settles every fill of one placement, maker first then taker, in fill order. Returns the notional. */
+export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: readonly Fill[]): bigint {
+  const { state } = ctx;
+  const rates = feeRates(state.config, m);
+  let total = 0n;
+  for (const fill of fills) {
+    const maker = fill.maker;
+    const makerAcct = accountOf(state, maker.owner);
+    const ntl = state.notional(m, fill.px, fill.sz);
+    const before = maker.sz + fill.sz;
+    let fees: bigint;
+    if (m.kind === 'perp') {
+      makerAcct.releaseMargin(maker.oid, fill.sz, before);
+      fees = settlePerpSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
+      fees += settlePerpSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
+    } else {
+      const held = makerAcct.holds.get(maker.oid)?.amount ?? 0n;
+      makerAcct.releaseHold(maker.oid, maker.sz === 0 ? null : (held * BigInt(fill.sz)) / BigInt(before));
+      fees = settleSpotSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
+      fees += settleSpotSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
+    }
+    state.feesCollected += fees;
+    m.lastPx = fill.px;
+    total += ntl;
+    if (maker.sz === 0) orderLeft(ctx, m, maker, 'filled');
+  }
+  return total;
+}
