@@ -16,8 +16,8 @@ export interface CommittedHead {
 export interface ConsensusApp {
   /** Last committed block as the application has durably stored it. */
   head(): CommittedHead;
-  /** Up to `max` pending transactions in admission order, removed from the pool. */
-  reapTxs(max: number): Uint8Array[];
+  /** Pending transactions in admission order, at most `maxTxs` and `maxBytes`, removed from the pool. */
+  reapTxs(maxTxs: number, maxBytes: number): Uint8Array[];
   pendingTxs(): number;
   /** Executes and durably stores a decided block; resolves when it is on disk. */
   commitBlock(block: Block, commit: Commit): Promise<void>;

@@ -15,6 +15,7 @@ export interface SoloOptions {
   /** Produce an empty block after this long without transactions. */
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
+  readonly maxBlockBytes: number;
   /** Called when committing fails: the node cannot continue safely. */
   readonly onFatal: (err: unknown) => void;
 }
@@ -66,7 +67,7 @@ export class SoloEngine implements ConsensusEngine {
 
   private async produce(): Promise<void> {
     const head = this.app.head();
-    const txs = this.app.reapTxs(this.opts.maxBlockTxs);
+    const txs = this.app.reapTxs(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const header: BlockHeader = {
       chainId: this.opts.chainId,
       height: head.height + 1,

@@ -57,19 +57,10 @@ export class Account {
     return this.balance(token) - (this.held.get(token) ?? 0n);
   }
 
-  reserveMargin(oid: number, margin: bigint): void {
+  /** Sets the margin an order reserves (replacing what it reserved before). */
+  setMargin(oid: number, margin: bigint): void {
+    this.orderMargin += margin - (this.margins.get(oid) ?? 0n);
     this.margins.set(oid, margin);
-    this.orderMargin += margin;
-  }
-
-  /** Releases the margin of `filled` of the `before` lots a resting order had; all of it when done. */
-  releaseMargin(oid: number, filled: number, before: number): void {
-    const held = this.margins.get(oid);
-    if (held === undefined) return;
-    const release = filled >= before ? held : (held * BigInt(filled)) / BigInt(before);
-    this.orderMargin -= release;
-    if (filled >= before) this.margins.delete(oid);
-    else this.margins.set(oid, held - release);
   }
 
   hold(oid: number, token: number, amount: bigint): void {
@@ -91,7 +82,11 @@ export class Account {
 
   /** Releases whatever a resting order reserved. */
   releaseOrder(oid: number): void {
-    this.releaseMargin(oid, 1, 1);
+    const margin = this.margins.get(oid);
+    if (margin !== undefined) {
+      this.orderMargin -= margin;
+      this.margins.delete(oid);
+    }
     this.releaseHold(oid, null);
   }
 }
@@ -149,12 +144,6 @@ export function unrealizedPnl(pos: Position, markNtl: bigint): bigint {
 export function initialMargin(ntl: bigint, leverage: number): bigint {
   const l = BigInt(leverage);
   return (ntl + l - 1n) / l;
-}
-
-/** Lots of an order that open or extend exposure, given the current signed position. */
-export function openingLots(szi: number, isBuy: boolean, lots: number): number {
-  if (szi === 0 || szi > 0 === isBuy) return lots;
-  return Math.max(0, lots - Math.abs(szi));
 }
 
 /** Lots an order on this side may close: the position's size when it is the other way, else 0. */

@@ -2,7 +2,7 @@
 // balance, open orders including triggers), the engine's placement, settlement, the reserve of
 // what rests, and the statuses the spec gives back.
 import { divRound, formatScaled } from '../primitives/index.ts';
-import { closableLots, initialMargin, openingLots, type Account } from './account.ts';
+import { closableLots, type Account } from './account.ts';
 import type { OrderRequest } from './actions.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 import { TIF_ALO, TIF_GTC, TIF_IOC, type TifCode } from './engine/book-order.ts';
@@ -13,10 +13,11 @@ import {
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { feeOf, feeRates } from './fees.ts';
 import { availableMargin } from './margin.ts';
-import type { Market, PerpMarket, SpotMarket } from './markets.ts';
+import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { enforceReduceOnly } from './reduce-only.ts';
+import { newOrderMargin, restingLots } from './order-margin.ts';
+import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
 /** Decimals of `avgPx` beyond the market's price decimals. */
@@ -73,18 +74,6 @@ export function engineReject(code: number, m: Market, isBuy: boolean, px: number
   }
 }
 
-/** Lots of the owner's resting reduce-only orders on one side of a market. */
-export function restingReduceOnly(m: Market, owner: string, isBuy: boolean): number {
-  let total = 0;
-  for (const o of m.engine.ownerOrders(owner)) if (o.reduceOnly && o.isBuy === isBuy) total += o.sz;
-  return total;
-}
-
-function perpMargin(ctx: TxContext, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
-  if (reduceOnly) return 0n;
-  const open = openingLots(acct.positions.get(m.asset)?.szi ?? 0, isBuy, lots);
-  return open === 0 ? 0n : initialMargin(ctx.state.notional(m, px, open), ctx.state.leverage(acct, m));
-}
 
 /** What a spot order must hold to rest: quote for buys (with the larger fee rate), base for sells. */
 function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lots: number): { token: number; amount: bigint } {
@@ -96,28 +85,27 @@ function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lot
 
 /**
  * Exchange-level admission of a limit order; returns its possibly clamped size or an error.
- * `freed` is the reserve of an order this one replaces (modify), counted as available.
+ * `replacing`: a modify, whose old version has already left the book (and the open-order count).
  */
-function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, freed: bigint | null): number | ExchangeError {
+function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replacing: boolean): number | ExchangeError {
   let sz = spec.sz;
   if (spec.reduceOnly) {
     if (m.kind === 'spot') return exchangeError('REDUCE_ONLY_VIOLATED', 'spot orders cannot be reduce-only');
     let room = closableLots(acct, m.asset, spec.isBuy);
-    if (spec.tif !== TIF_IOC) room -= restingReduceOnly(m, acct.address, spec.isBuy);
+    if (spec.tif !== TIF_IOC) room -= restingLots(m, acct.address, spec.isBuy).reduceOnly;
     if (room <= 0) return ERR.reduceOnly();
     sz = Math.min(sz, room);
   }
-  if (spec.tif !== TIF_IOC && freed === null) {
+  if (spec.tif !== TIF_IOC && !replacing) {
     const open = m.engine.openCount(acct.address) + (m.kind === 'perp' ? m.triggers.count(acct.address) : 0);
     if (open >= ctx.state.config.maxOpenOrdersPerMarket) return exchangeError('MAX_OPEN_ORDERS');
   }
-  const extra = freed ?? 0n;
   if (m.kind === 'perp') {
-    const need = perpMargin(ctx, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly);
-    if (need > 0n && need > availableMargin(ctx.state, acct) + extra) return ERR.margin();
+    const need = newOrderMargin(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly);
+    if (need > 0n && need > availableMargin(ctx.state, acct)) return ERR.margin();
   } else {
     const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
-    if (hold.amount > acct.free(hold.token) + extra || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct) + extra)) {
+    if (hold.amount > acct.free(hold.token) || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct))) {
       return exchangeError('INSUFFICIENT_SPOT_BALANCE');
     }
   }
@@ -126,10 +114,10 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, freed:
 
 /**
  * Places a limit order with a known oid: admission, matching, settlement, reserve, events.
- * `freed` is the reserve of an order this one replaces (modify), or null.
+ * `replacing` marks a modify (its old version has already left the book).
  */
-export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, freed: bigint | null = null): LimitOutcome | ExchangeError {
-  const sz = admit(ctx, acct, m, spec, freed);
+export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replacing = false): LimitOutcome | ExchangeError {
+  const sz = admit(ctx, acct, m, spec, replacing);
   if (isExchangeError(sz)) return sz;
   const engine = m.engine;
   const code = engine.place(spec.oid, acct.address, spec.isBuy, spec.px, sz, spec.tif, spec.reduceOnly, spec.cloid, ctx.time, spec.seq);
@@ -145,8 +133,7 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   for (const o of selfTradeCancels) orderLeft(ctx, m, o, 'selfTradeCanceled');
   const filledNtl = settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
   if (resting !== null) {
-    if (m.kind === 'perp') acct.reserveMargin(spec.oid, perpMargin(ctx, acct, m, spec.isBuy, spec.px, resting.sz, spec.reduceOnly));
-    else {
+    if (m.kind === 'spot') {
       const hold = spotHold(ctx, m, spec.isBuy, spec.px, resting.sz);
       acct.hold(spec.oid, hold.token, hold.amount);
     }
@@ -154,12 +141,15 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   } else {
     emitTakerDone(ctx, m, acct.address, spec, sz, filledLots);
   }
-  if (m.kind === 'perp' && fills.length > 0) {
+  if (m.kind === 'perp') {
     const owners = new Set<string>([acct.address]);
     for (const f of fills) owners.add(f.maker.owner);
-    for (const owner of [...owners].sort()) enforceReduceOnly(ctx, m, owner);
+    for (const owner of [...owners].sort()) afterPositionChange(ctx, m, owner);
   }
-  if (filledLots === 0 && resting === null) return exchangeError('IOC_NO_MATCH');
+  if (filledLots === 0 && resting === null) {
+    // Nothing traded: only the taker's own resting orders stood in the way, or nothing did.
+    return exchangeError(selfTradeCancels.length > 0 ? 'SELF_TRADE_PREVENTED' : 'IOC_NO_MATCH');
+  }
   return { filledLots, filledNtl, rested: resting !== null && engine.orders.has(spec.oid) };
 }
 

@@ -68,6 +68,8 @@ export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
   return cfg.spotPairs.map((pair) => {
     const base = token(pair.base);
     const pxDecimals = spotPxDecimals(base);
+    const engine = new MatchingEngine({ pxDecimals, tick: 1, minSz: pair.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: 0 }, ids);
+    engine.oraclePx = pair.referencePx;
     return {
       kind: 'spot',
       asset: SPOT_ASSET_OFFSET + pair.index,
@@ -77,7 +79,7 @@ export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
       ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
       minSz: pair.minSz,
       referencePx: pair.referencePx,
-      engine: new MatchingEngine({ pxDecimals, tick: 1, minSz: pair.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: 0 }, ids),
+      engine,
       lastPx: 0,
       pair,
       base,

@@ -9,6 +9,7 @@ import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitBookOrder, emitTrigger, type TxContext } from './order-context.ts';
+import { recomputeOrderMargins } from './order-margin.ts';
 import { isExchangeError } from './order-rules.ts';
 import { engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
 import { parseTrigger } from './trigger-orders.ts';
@@ -40,11 +41,6 @@ function modifyTrigger(ctx: TxContext, m: PerpMarket, t: TriggerOrder, action: M
   return null;
 }
 
-/** The reserve an order holds now (margin or hold). */
-function reserveOf(acct: Account, oid: number): bigint {
-  return acct.margins.get(oid) ?? acct.holds.get(oid)?.amount ?? 0n;
-}
-
 export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction): ExchangeError | null {
   const req = action.order;
   const m = ctx.state.market(req.asset);
@@ -71,7 +67,7 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
     const before = o.sz;
     if (nums.sz < before) {
       m.engine.shrink(o, before - nums.sz);
-      acct.releaseMargin(o.oid, before - nums.sz, before);
+      if (m.kind === 'perp') recomputeOrderMargins(ctx.state, acct, m);
       const held = acct.holds.get(o.oid)?.amount;
       if (held !== undefined) acct.releaseHold(o.oid, (held * BigInt(before - nums.sz)) / BigInt(before));
     }
@@ -84,16 +80,17 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   const old = { isBuy: o.isBuy, px: o.px, sz: o.sz, origSz: o.origSz, seq: o.seq, tif: o.tif, reduceOnly: o.reduceOnly, cloid: o.cloid, timestamp: o.timestamp };
   const improves = sameOrder && !crosses && nums.sz <= o.sz && (o.isBuy ? nums.px > o.px : nums.px < o.px);
   const oid = o.oid;
-  const freed = reserveOf(acct, oid);
+  const held = acct.holds.get(oid);
   m.engine.cancel(acct.address, oid);
   acct.releaseOrder(oid);
   const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, ...(improves ? { seq: old.seq } : {}) };
-  const out = submitLimit(ctx, acct, m, spec, freed);
+  const out = submitLimit(ctx, acct, m, spec, true);
   if (!isExchangeError(out)) return null;
-  if (out.code !== 'IOC_NO_MATCH') {
+  // Refused before the engine took it (nothing else moved): put the old order back.
+  if (out.code !== 'IOC_NO_MATCH' && out.code !== 'SELF_TRADE_PREVENTED') {
     m.engine.restore(oid, acct.address, old.isBuy, old.px, old.sz, old.origSz, old.seq, old.tif, old.reduceOnly, old.cloid, old.timestamp);
-    if (m.kind === 'perp') acct.reserveMargin(oid, freed);
-    else acct.hold(oid, old.isBuy ? m.quote.index : m.base.index, freed);
+    if (m.kind === 'perp') recomputeOrderMargins(ctx.state, acct, m);
+    else if (held !== undefined) acct.hold(oid, held.token, held.amount);
   }
   return out;
 }

@@ -1,10 +1,12 @@
-// After a position changes: resting reduce-only orders may not add up to more than the position
-// they close (the newest are cancelled first), and position TP/SL orders go with their position.
+// After a position or the owner's orders change: resting reduce-only orders may not add up to
+// more than the position they close, position TP/SL orders go with their position, and the
+// margin of resting orders follows the new position.
 import { closableLots } from './account.ts';
 import type { PerpMarket } from './markets.ts';
 import { accountOf, emitTrigger, orderLeft, type TxContext } from './order-context.ts';
+import { recomputeOrderMargins } from './order-margin.ts';
 
-export function enforceReduceOnly(ctx: TxContext, m: PerpMarket, owner: string): void {
+export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string): void {
   const acct = accountOf(ctx.state, owner);
   for (const isBuy of [true, false]) {
     let room = closableLots(acct, m.asset, isBuy);
@@ -28,4 +30,5 @@ export function enforceReduceOnly(ctx: TxContext, m: PerpMarket, owner: string):
       emitTrigger(ctx, m, t, 'canceled');
     }
   }
+  recomputeOrderMargins(ctx.state, acct, m);
 }

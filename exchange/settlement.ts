@@ -87,7 +87,7 @@ export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: 
     const before = maker.sz + fill.sz;
     let fees: bigint;
     if (m.kind === 'perp') {
-      makerAcct.releaseMargin(maker.oid, fill.sz, before);
+      // Resting margins are recomputed once the placement is settled (afterPositionChange).
       fees = settlePerpSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
       fees += settlePerpSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
     } else {

@@ -98,7 +98,7 @@ function restoreAccount(row: AccountRow): Account {
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl) });
   for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
-  for (const [oid, v] of margins) acct.reserveMargin(oid, BigInt(v));
+  for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
   return acct;
 }

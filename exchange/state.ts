@@ -45,14 +45,18 @@ export class ExchangeState {
   }
 
   /**
-   * Mark price in price units: the book mid when both sides exist (rounded down), else the last
-   * trade, else the genesis reference price. (The clearinghouse issue brings oracle-based marks.)
+   * Mark price in price units: the median of the oracle, the book mid (rounded down) and the
+   * last trade when all three exist, else the oracle. The median keeps one account's quotes from
+   * moving the mark on a thin book. (The clearinghouse issue brings moving oracle prices.)
    */
   markPx(market: Market): number {
+    const oracle = market.engine.oraclePx;
     const bid = market.engine.bids.bestPx();
     const ask = market.engine.asks.bestPx();
-    if (bid !== undefined && ask !== undefined) return Math.floor((bid + ask) / 2);
-    return market.lastPx > 0 ? market.lastPx : market.referencePx;
+    if (bid === undefined || ask === undefined || market.lastPx === 0) return oracle;
+    const mid = Math.floor((bid + ask) / 2);
+    const last = market.lastPx;
+    return Math.max(Math.min(oracle, mid), Math.min(Math.max(oracle, mid), last));
   }
 
   leverage(acct: Account, market: PerpMarket): number {

@@ -3,6 +3,7 @@
 import { closableLots, type Account } from './account.ts';
 import type { Grouping, OrderRequest } from './actions.ts';
 import { TIF_GTC, TIF_IOC } from './engine/book-order.ts';
+import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { PerpMarket } from './markets.ts';
 import { accountOf, emitTrigger, type OrderStatusResult, type TxContext } from './order-context.ts';
@@ -21,14 +22,15 @@ export function parseTrigger(m: PerpMarket, req: OrderRequest, grouping: Groupin
   if (trig === null) return exchangeError('INVALID_ACTION', 'not a trigger order');
   const triggerPx = parsePrice(trig.triggerPx, m.pxDecimals);
   if (isExchangeError(triggerPx)) return triggerPx;
-  const nums = parseOrderNumbers(m, req.px, req.sz);
+  // A position TP/SL is sized to the position when it fires: its `s` is not read.
+  const positionSized = grouping === 'positionTpsl';
+  const nums = parseOrderNumbers(m, req.px, positionSized ? '1' : req.sz);
   if (isExchangeError(nums)) return nums;
   for (const px of [triggerPx, nums.px]) {
     const code = m.engine.checkPrice(px);
     if (code !== 0) return engineReject(code, m, req.isBuy, px, nums.sz);
   }
-  const positionSized = grouping === 'positionTpsl';
-  if (!positionSized && nums.sz < m.minSz) return engineReject(-3, m, req.isBuy, nums.px, nums.sz);
+  if (!positionSized && nums.sz < m.minSz) return engineReject(REJECT_MIN_SIZE, m, req.isBuy, nums.px, nums.sz);
   return {
     isBuy: req.isBuy,
     triggerPx,

@@ -44,5 +44,6 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   const bytes = encodeRequest(req);
   const pending = d.mempool.add({ bytes, tx: toExchangeTx(bytes, req, signer) });
   d.onAdmitted();
-  return { kind: 'executed', result: await pending };
+  const result = await pending;
+  return result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result };
 }

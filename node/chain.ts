@@ -4,7 +4,7 @@ import {
   headerHash, type Block, type Commit, type CommittedHead, type ConsensusApp,
 } from '../consensus/index.ts';
 import {
-  exchangeError, snapshotState, type Exchange, type ExchangeEvent, type TxResult,
+  exchangeError, snapshotState, stateHash, type Exchange, type ExchangeEvent, type TxResult,
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
@@ -21,9 +21,14 @@ export interface ExecutedBlock {
   readonly appHash: string;
 }
 
-/** App hash chain: keccak256(previous app hash || keccak256(canonical results and events)). */
-export function nextAppHash(prev: string, results: unknown, events: unknown): string {
-  const digest = keccak256(utf8(canonicalize({ results, events })));
+/**
+ * App hash chain: keccak256(previous app hash || keccak256(canonical {results, events, state})),
+ * where `state` is the full state hash on snapshot heights (every `snapshotInterval` blocks) and
+ * absent otherwise: divergence in outputs shows at once, silent divergence of state at the next
+ * snapshot height.
+ */
+export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined): string {
+  const digest = keccak256(utf8(canonicalize({ results, events, state })));
   return bytesToHex(keccak256(concatBytes(hexToBytes(prev), digest)));
 }
 
@@ -53,8 +58,8 @@ export class Chain implements ConsensusApp {
     return this.headState;
   }
 
-  reapTxs(max: number): Uint8Array[] {
-    return this.mempool.reap(max).map((p) => {
+  reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
+    return this.mempool.reap(maxTxs, maxBytes).map((p) => {
       this.reaped.set(p.tx.hash, p.tx.signer);
       return p.bytes;
     });
@@ -80,7 +85,8 @@ export class Chain implements ConsensusApp {
       events.push(...outcome.events);
     });
     events.push(...this.exchange.endBlock());
-    return { results, events, appHash: nextAppHash(this.headState.appHash, results, events) };
+    const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
+    return { results, events, appHash: nextAppHash(this.headState.appHash, results, events, full) };
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {

@@ -13,13 +13,21 @@ export interface CommittedBlockEvent {
 export class EventBus {
   private readonly emitter = new EventEmitter();
 
-  constructor() {
+  /** `onListenerError`: a failing subscriber is reported, never allowed to fail the block. */
+  constructor(private readonly onListenerError: (err: unknown) => void) {
     this.emitter.setMaxListeners(0);
   }
 
   onBlock(listener: (e: CommittedBlockEvent) => void): () => void {
-    this.emitter.on('block', listener);
-    return () => this.emitter.off('block', listener);
+    const guarded = (e: CommittedBlockEvent) => {
+      try {
+        listener(e);
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    };
+    this.emitter.on('block', guarded);
+    return () => this.emitter.off('block', guarded);
   }
 
   publishBlock(e: CommittedBlockEvent): void {

@@ -12,7 +12,8 @@ export class Mempool {
   private head = 0;
   private readonly byHash = new Map<string, PendingTx>();
   private readonly nonces = new Set<string>();
-  private readonly waiters = new Map<string, ((r: TxResult) => void)[]>();
+  /** Resolved with the result once the block is durable, or null if the node halted first. */
+  private readonly waiters = new Map<string, ((r: TxResult | null) => void)[]>();
 
   constructor(readonly capacity: number) {}
 
@@ -29,7 +30,7 @@ export class Mempool {
   }
 
   /** Adds a transaction (or joins the one already pending with the same hash); resolves with its result. */
-  add(p: PendingTx): Promise<TxResult> {
+  add(p: PendingTx): Promise<TxResult | null> {
     return new Promise((resolve) => {
       const waiting = this.waiters.get(p.tx.hash);
       if (waiting !== undefined) return void waiting.push(resolve);
@@ -40,10 +41,17 @@ export class Mempool {
     });
   }
 
-  /** Removes and returns up to `max` transactions in admission order. */
-  reap(max: number): PendingTx[] {
-    const out = this.queue.slice(this.head, this.head + max);
-    this.head += out.length;
+  /** Removes and returns transactions in admission order: at most `maxTxs`, and `maxBytes` unless the first alone exceeds it. */
+  reap(maxTxs: number, maxBytes: number): PendingTx[] {
+    const out: PendingTx[] = [];
+    let bytes = 0;
+    while (out.length < maxTxs && this.head < this.queue.length) {
+      const p = this.queue[this.head] as PendingTx;
+      if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
+      bytes += p.bytes.length;
+      out.push(p);
+      this.head += 1;
+    }
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
@@ -53,6 +61,16 @@ export class Mempool {
       this.nonces.delete(`${p.tx.signer}:${p.tx.nonce}`);
     }
     return out;
+  }
+
+  /** The node halted: nothing more will commit. Every waiting request is answered with null. */
+  failAll(): void {
+    for (const waiting of this.waiters.values()) for (const resolve of waiting) resolve(null);
+    this.waiters.clear();
+    this.byHash.clear();
+    this.nonces.clear();
+    this.queue = [];
+    this.head = 0;
   }
 
   /** Answers everyone waiting on `hash` (after its block is durable). */

@@ -1,12 +1,32 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
-import { views, type Exchange, SPOT_ASSET_OFFSET } from '../exchange/index.ts';
-import { formatScaled } from '../primitives/index.ts';
+import { views, type Exchange, type FillRecord } from '../exchange/index.ts';
+import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
 import type { ChainStore } from './storage.ts';
 
 /** Fills kept reachable per user by `userFills`. */
 const USER_FILLS_LIMIT = 2000;
+/** Most recent fills `userFillsByTime` looks through, as on Hyperliquid. */
+const USER_FILLS_REACH = 10_000;
+
+/** Taker (`userCross`) and maker (`userAdd`) notional per UTC day, newest day first. */
+function dailyVolume(fills: readonly FillRecord[]): { date: string; userCross: string; userAdd: string }[] {
+  const days = new Map<string, { cross: bigint; add: bigint; scale: number }>();
+  const SCALE = 16; // px and sz have at most 8 decimals each
+  for (const f of fills) {
+    const date = new Date(f.time).toISOString().slice(0, 10);
+    const px = parseScaled(f.px, 8) ?? 0n;
+    const sz = parseScaled(f.sz, 8) ?? 0n;
+    const day = days.get(date) ?? { cross: 0n, add: 0n, scale: SCALE };
+    if (f.crossed) day.cross += px * sz;
+    else day.add += px * sz;
+    days.set(date, day);
+  }
+  return [...days.entries()]
+    .sort(([a], [b]) => (a < b ? 1 : -1))
+    .map(([date, d]) => ({ date, userCross: formatScaled(d.cross, d.scale), userAdd: formatScaled(d.add, d.scale) }));
+}
 
 export function makeNodeApi(deps: {
   exchange: Exchange;
@@ -21,20 +41,29 @@ export function makeNodeApi(deps: {
     submit: deps.submit,
     healthy: deps.healthy,
     marketRules(asset: number): MarketRules | null {
-      const perp = state.config.perps[asset];
-      if (perp !== undefined) return { name: perp.name, szDecimals: perp.szDecimals, minSz: formatScaled(perp.minSz, perp.szDecimals) };
-      const pair = state.config.spotPairs.find((p) => p.index === asset - SPOT_ASSET_OFFSET);
-      const base = state.config.spotTokens.find((t) => t.index === pair?.base);
-      if (pair === undefined || base === undefined) return null;
-      return { name: views.coinOf(state, asset) ?? '', szDecimals: base.szDecimals, minSz: formatScaled(pair.minSz, base.szDecimals) };
+      const m = state.market(asset);
+      return m === undefined ? null : { name: m.name, szDecimals: m.szDecimals, minSz: formatScaled(m.minSz, m.szDecimals) };
     },
     meta: () => views.meta(state),
     spotMeta: () => views.spotMeta(state),
     allMids: () => views.allMids(state),
     l2Book: (coin) => views.l2Book(state, coin),
     clearinghouseState: (user) => views.clearinghouseState(state, user),
+    spotClearinghouseState: (user) => views.spotClearinghouseState(state, user),
+    async userFees(user) {
+      const fills = await store.userFills(user, USER_FILLS_LIMIT);
+      return { dailyUserVlm: dailyVolume(fills), ...views.feeSchedule(state) };
+    },
+    spotMarkets: () => views.spotMarkets(state),
+    spotOrderbook(pair, depth) {
+      const m = views.marketByCoin(state, pair);
+      if (m === undefined || m.kind !== 'spot') return null;
+      const side = (isBuy: boolean) => views.bookLevels(m, isBuy, depth).map((l) => ({ price: l.px, size: l.sz }));
+      return { bids: side(true), asks: side(false), time: state.time };
+    },
     openOrders: (user) => views.openOrders(state, user),
     userFills: (user) => store.userFills(user, USER_FILLS_LIMIT),
+    userFillsByTime: (user, start, end) => store.userFillsBetween(user, start, end, USER_FILLS_LIMIT, USER_FILLS_REACH),
     async orderStatus(user, oid) {
       const record = (await store.orderStatus(user, oid)) ?? null;
       // A resting order's size changes with every partial fill: answer it from live state.

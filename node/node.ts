@@ -29,7 +29,10 @@ export interface NodeConfig {
   readonly maxBlockTxs: number;
   readonly snapshotInterval: number;
   readonly mempoolCapacity: number;
+  /** Largest request body; it bounds a transaction's size too. */
   readonly maxBodyBytes: number;
+  /** Bytes of transactions in one block at most. */
+  readonly maxBlockBytes: number;
   readonly log: (line: string) => void;
   /** Wall clock (ms); block times and nonce admission use it. */
   readonly now: () => number;
@@ -43,7 +46,8 @@ export const DEFAULT_NODE_CONFIG = {
   maxBlockTxs: 10_000,
   snapshotInterval: 1000,
   mempoolCapacity: 50_000,
-  maxBodyBytes: 1 << 20,
+  maxBodyBytes: 256 << 10,
+  maxBlockBytes: 4 << 20,
   fresh: false,
   log: (line: string) => console.log(line),
   now: () => Date.now(),
@@ -92,7 +96,11 @@ async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promis
   const to = await store.head();
   const snapshot = await store.snapshot();
   if (snapshot !== undefined) {
-    return { exchange: restoreExchange(genesis.exchange, snapshot.state), from: snapshot.head, to };
+    const exchange = restoreExchange(genesis.exchange, snapshot.state);
+    if (exchange.height !== snapshot.head.height) {
+      throw new NodeStartError(`the state snapshot is at height ${exchange.height} but names head ${snapshot.head.height}: the data directory is inconsistent`);
+    }
+    return { exchange, from: snapshot.head, to };
   }
   const exchange = Exchange.fromGenesis(genesis.exchange, genesis.balances, genesis.file.genesisTime);
   const from: StoredHead = { height: 0, hash: genesis.hash, time: genesis.file.genesisTime, appHash: stateHash(exchange.state), fillSeq: 0 };
@@ -112,6 +120,7 @@ export class SvcNode {
     private readonly engine: ConsensusEngine,
     private readonly rest: RestServer,
     readonly restPort: number,
+    private readonly halted: () => boolean,
   ) {}
 
   get restUrl(): string {
@@ -143,7 +152,7 @@ export class SvcNode {
     const { exchange, from, to } = await openChainState(store, genesis);
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
-    const bus = new EventBus();
+    const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     let fatal: unknown = null;
@@ -154,8 +163,10 @@ export class SvcNode {
       batchDelayMs: config.batchDelayMs,
       emptyBlockIntervalMs: config.emptyBlockIntervalMs,
       maxBlockTxs: config.maxBlockTxs,
+      maxBlockBytes: config.maxBlockBytes,
       onFatal: (err) => {
         fatal = err;
+        mempool.failAll();
         config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       },
     });
@@ -177,7 +188,7 @@ export class SvcNode {
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
     const restPort = await rest.listen();
     engine.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -185,7 +196,8 @@ export class SvcNode {
     this.stopping ??= (async () => {
       this.rest.close();
       await this.engine.stop();
-      await this.chain.saveSnapshot();
+      // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
+      if (!this.halted()) await this.chain.saveSnapshot();
       await this.store.close();
     })();
     return this.stopping;

@@ -118,6 +118,19 @@ export class ChainStore {
     return out;
   }
 
+  /**
+   * The user's fills with start <= time < end, oldest first, at most `limit`, looking back through
+   * the `reach` most recent fills (Hyperliquid serves the 10000 most recent this way).
+   */
+  async userFillsBetween(user: string, start: number, end: number, limit: number, reach: number): Promise<FillRecord[]> {
+    const found: FillRecord[] = [];
+    for await (const f of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit: reach })) {
+      if (f.time < start) break;
+      if (f.time < end) found.push(f);
+    }
+    return found.reverse().slice(0, limit);
+  }
+
   orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
     return this.orders.get(`${user}!${key(oid)}`);
   }

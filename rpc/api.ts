@@ -42,8 +42,16 @@ export interface NodeApi {
   allMids(): Record<string, string>;
   l2Book(coin: string): ReturnType<typeof views.l2Book>;
   clearinghouseState(user: Address): ReturnType<typeof views.clearinghouseState>;
+  spotClearinghouseState(user: Address): ReturnType<typeof views.spotClearinghouseState>;
+  userFees(user: Address): Promise<unknown>;
+  spotMarkets(): ReturnType<typeof views.spotMarkets>;
+  /** Levels per side of a spot pair by name, or null for an unknown pair. */
+  spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
   openOrders(user: Address): OrderView[];
+  /** The 2000 most recent fills, newest first. */
   userFills(user: Address): Promise<FillRecord[]>;
+  /** Fills with start <= time < end, oldest first, at most 2000, among the 10000 most recent. */
+  userFillsByTime(user: Address, start: number, end: number): Promise<FillRecord[]>;
   orderStatus(user: Address, oid: number): Promise<OrderStatusAnswer | null>;
   /** Committed head for `/v1/height` and `/v1/health`. */
   head(): { height: number; time: number; hash: string };

@@ -7,9 +7,6 @@ import { formatScaled, isHex, parseDecimal, toScaled } from '../primitives/index
 type Body = Record<string, unknown>;
 type InfoHandler = (api: NodeApi, body: Body) => unknown;
 
-/** Most recent fills returned by `userFills` and per `userFillsByTime` response, as on Hyperliquid. */
-export const MAX_FILLS = 2000;
-
 const HANDLERS: Record<string, InfoHandler> = {
   meta: (api) => api.meta(),
   spotMeta: (api) => api.spotMeta(),
@@ -22,12 +19,15 @@ const HANDLERS: Record<string, InfoHandler> = {
   },
   clearinghouseState: (api, body) => api.clearinghouseState(requireAddress(body, 'user')),
   openOrders: (api, body) => api.openOrders(requireAddress(body, 'user')),
+  frontendOpenOrders: (api, body) => api.openOrders(requireAddress(body, 'user')),
+  spotClearinghouseState: (api, body) => api.spotClearinghouseState(requireAddress(body, 'user')),
+  userFees: (api, body) => api.userFees(requireAddress(body, 'user')),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
     const start = requireInt(body, 'startTime');
-    const end = body.endTime === undefined || body.endTime === null ? Infinity : requireInt(body, 'endTime');
-    const fills = (await api.userFills(user)).filter((f) => f.time >= start && f.time < end).reverse().slice(0, MAX_FILLS);
+    const end = body.endTime === undefined || body.endTime === null ? Number.MAX_SAFE_INTEGER : requireInt(body, 'endTime');
+    const fills = await api.userFillsByTime(user, start, end);
     return body.aggregateByTime === true ? aggregateByTime(fills) : fills;
   },
   orderStatus: async (api, body) => {
@@ -48,7 +48,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'fundingHistory', 'userFees', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
+  'candleSnapshot', 'fundingHistory', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
   'referral', 'delegatorSummary',
 ]);
 

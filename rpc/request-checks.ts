@@ -43,8 +43,28 @@ export function requireAddress(body: Record<string, unknown>, field: string): Ad
   return a;
 }
 
+/** Nesting an action may have; deeper ones are refused before anything walks them recursively. */
+export const MAX_ACTION_DEPTH = 16;
+
+/** Depth of a JSON value (iterative, so hostile nesting cannot exhaust the stack). */
+export function jsonDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > deepest) deepest = d;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
 /** The `/exchange` envelope with its action parsed; throws 400s. */
 export function parseExchangeRequest(body: Record<string, unknown>): { req: ExchangeRequest; action: Action } {
+  if (jsonDepth(body.action, MAX_ACTION_DEPTH) > MAX_ACTION_DEPTH) {
+    throw badRequest(`Invalid field action: nested deeper than ${MAX_ACTION_DEPTH} levels`, { field: 'action' });
+  }
   const parsed = parseAction(body.action);
   if (isActionParseError(parsed)) throw badRequest(parsed.message, { field: parsed.field });
   const nonce = requireInt(body, 'nonce');

@@ -6,6 +6,7 @@ import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
+import { spotOrderbook } from './v1.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -16,7 +17,14 @@ export interface RestServerOptions {
 }
 
 type Reply = { status: string; body: unknown };
-type Route = (body: Buffer, url: string) => Promise<Reply> | Reply;
+/** A request as routes see it: body, path, path parameters, query. */
+interface Request {
+  readonly body: Buffer;
+  readonly url: string;
+  readonly params: readonly string[];
+  readonly query: URLSearchParams;
+}
+type Route = (req: Request) => Promise<Reply> | Reply;
 
 const OK = '200 OK';
 
@@ -29,8 +37,10 @@ export class RestServer {
     private readonly opts: RestServerOptions,
   ) {
     this.app = uWS.App();
-    this.post('/info', async (body) => ({ status: OK, body: await handleInfo(api, parseJsonBody(body)) }));
-    this.post('/exchange', async (body) => ({ status: OK, body: await handleExchange(api, parseJsonBody(body)) }));
+    this.post('/info', async (r) => ({ status: OK, body: await handleInfo(api, parseJsonBody(r.body)) }));
+    this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
+    this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
+    this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
     this.get('/v1/health', () => this.health());
     this.get('/v1/height', () => {
       const h = api.head();
@@ -75,12 +85,14 @@ export class RestServer {
   }
 
   private get(path: string, route: Route): void {
+    const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
     this.app.get(path, (res, req) => {
       const url = req.getUrl();
-      const query = req.getQuery();
+      const query = new URLSearchParams(req.getQuery() ?? '');
+      const params = Array.from({ length: nParams }, (_, i) => decodeURIComponent(req.getParameter(i) ?? ''));
       let aborted = false;
       res.onAborted(() => (aborted = true));
-      void this.run(route, Buffer.alloc(0), query ? `${url}?${query}` : url).then((reply) => {
+      void this.run(route, { body: Buffer.alloc(0), url, params, query }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });
@@ -102,7 +114,7 @@ export class RestServer {
         if (!isLast) return;
         const reply = tooLarge
           ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
-          : this.run(route, Buffer.concat(chunks), url);
+          : this.run(route, { body: Buffer.concat(chunks), url, params: [], query: new URLSearchParams() });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
         });
@@ -111,12 +123,12 @@ export class RestServer {
   }
 
   /** Runs a route; an HttpError becomes its status and body, anything else a logged 500. */
-  private async run(route: Route, body: Buffer, url: string): Promise<Reply> {
+  private async run(route: Route, req: Request): Promise<Reply> {
     try {
-      return await route(body, url);
+      return await route(req);
     } catch (err) {
       if (err instanceof HttpError) return { status: STATUS_LINE[err.key], body: err.body() };
-      this.opts.log(`internal error on ${url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.opts.log(`internal error on ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return { status: STATUS_LINE.internal_error, body: new HttpError('internal_error', 'Internal server error').body() };
     }
   }

@@ -71,31 +71,24 @@ export class BookSide {
     return level;
   }
 
-  /** Appends at the back of its level's queue. */
-  append(o: BookOrder): void {
-    const level = this.levelFor(o.px);
-    o.prev = level.tail;
-    o.next = null;
-    if (level.tail === null) level.head = o;
-    else level.tail.next = o;
-    level.tail = o;
-    level.sz += o.sz;
-    level.n += 1;
-    o.resting = true;
-    o.level = level;
-  }
-
-  /** Inserts by `seq`, so an order that keeps its priority lands ahead of later ones. */
-  insertBySeq(o: BookOrder): void {
+  /**
+   * Adds an order to its level's queue by `seq`: at the back for a new order (the common case,
+   * O(1)), ahead of later ones for an order that keeps its priority (modify, restore).
+   */
+  add(o: BookOrder): void {
     const level = this.levelFor(o.px);
     let after = level.tail;
     while (after !== null && after.seq > o.seq) after = after.prev;
     o.prev = after;
-    o.next = after === null ? level.head : after.next;
+    if (after === null) {
+      o.next = level.head;
+      level.head = o;
+    } else {
+      o.next = after.next;
+      after.next = o;
+    }
     if (o.next === null) level.tail = o;
     else o.next.prev = o;
-    if (after === null) level.head = o;
-    else after.next = o;
     level.sz += o.sz;
     level.n += 1;
     o.resting = true;

@@ -150,7 +150,7 @@ export class MatchingEngine {
         // Nothing happened under this oid (no fill, no self-trade cancel): a plain rejection.
         if (this.filled === 0 && this.selfTradeCancels.length === 0) return REJECT_IOC_NO_MATCH;
       } else {
-        this.rest(order, false, list);
+        this.rest(order, list);
       }
     }
     return order.oid;
@@ -204,10 +204,8 @@ export class MatchingEngine {
   }
 
   /** Puts an order in the book and the owner's list (`known`: the owner's list if looked up already). */
-  rest(o: BookOrder, keepPriority = false, known?: OwnerOrders): void {
-    const side = o.isBuy ? this.bids : this.asks;
-    if (keepPriority) side.insertBySeq(o);
-    else side.append(o);
+  rest(o: BookOrder, known?: OwnerOrders): void {
+    (o.isBuy ? this.bids : this.asks).add(o);
     this.orders.set(o.oid, o);
     let list = known ?? this.owners.get(o.owner);
     if (list === undefined) this.owners.set(o.owner, (list = { head: null, count: 0 }));
@@ -248,7 +246,7 @@ export class MatchingEngine {
   restore(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, origSz: number, seq: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): BookOrder {
     const o = this.newOrder(oid, owner, isBuy, px, sz, seq, tif, reduceOnly, cloid, time);
     o.origSz = origSz;
-    this.rest(o, true);
+    this.rest(o);
     return o;
   }
 
@@ -258,7 +256,7 @@ export class MatchingEngine {
     side.remove(o);
     o.px = px;
     o.sz = sz;
-    side.insertBySeq(o);
+    side.add(o);
   }
 
   /** Shrinks a resting order in place (keeps priority). */

@@ -14,8 +14,8 @@ class MemoryApp implements ConsensusApp {
   head(): CommittedHead {
     return this.last;
   }
-  reapTxs(max: number): Uint8Array[] {
-    return this.pending.splice(0, max);
+  reapTxs(maxTxs: number): Uint8Array[] {
+    return this.pending.splice(0, maxTxs);
   }
   pendingTxs(): number {
     return this.pending.length;
@@ -38,7 +38,7 @@ t.test('blocks chain, carry the previous app hash, and are signed', async (t) =>
   const app = new MemoryApp();
   const key = generateValidatorKey();
   let clock = 5000;
-  const engine = new SoloEngine(app, { chainId: 7, key, now: () => clock, batchDelayMs: 0, emptyBlockIntervalMs: 5, maxBlockTxs: 2, onFatal: (e) => t.fail(String(e)) });
+  const engine = new SoloEngine(app, { chainId: 7, key, now: () => clock, batchDelayMs: 0, emptyBlockIntervalMs: 5, maxBlockTxs: 2, maxBlockBytes: 1 << 20, onFatal: (e) => t.fail(String(e)) });
   app.pending.push(new Uint8Array([1]), new Uint8Array([2]), new Uint8Array([3]));
   engine.start();
   await app.untilHeight(3);

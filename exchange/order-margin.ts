@@ -1,0 +1,57 @@
+// Initial margin of resting perp orders. An order reserves margin only for the lots that open or
+// extend exposure: the position's closing capacity on a side is taken first by reduce-only
+// orders, then by the other resting orders in queue order. Reserves are recomputed whenever the
+// position or the owner's orders in the market change.
+import { closableLots, initialMargin, type Account } from './account.ts';
+import type { BookOrder } from './engine/book-order.ts';
+import type { PerpMarket } from './markets.ts';
+import type { ExchangeState } from './state.ts';
+
+/** Lots of the owner's resting orders on one side of a market. */
+export function restingLots(m: PerpMarket, owner: string, isBuy: boolean): { all: number; reduceOnly: number } {
+  let all = 0;
+  let reduceOnly = 0;
+  for (const o of m.engine.ownerOrders(owner)) {
+    if (o.isBuy !== isBuy) continue;
+    all += o.sz;
+    if (o.reduceOnly) reduceOnly += o.sz;
+  }
+  return { all, reduceOnly };
+}
+
+/** The price margin is taken at: buys fill at or below their limit, sells at or above it (up to the best bid). */
+export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
+  if (isBuy) return px;
+  const bid = m.engine.bids.bestPx();
+  return bid !== undefined && bid > px ? bid : px;
+}
+
+/** Margin a new order needs, given the owner's position and same-side resting orders. */
+export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
+  if (reduceOnly) return 0n;
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - restingLots(m, acct.address, isBuy).all);
+  const open = Math.max(0, lots - capacity);
+  return open === 0 ? 0n : initialMargin(state.notional(m, marginPx(m, isBuy, px), open), state.leverage(acct, m));
+}
+
+/** Sets the margin of each of the owner's resting orders in the market from scratch. */
+export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
+  const lev = state.leverage(acct, m);
+  const bySide: [BookOrder[], BookOrder[]] = [[], []];
+  for (const o of m.engine.ownerOrders(acct.address)) bySide[o.isBuy ? 0 : 1].push(o);
+  for (const [i, orders] of bySide.entries()) {
+    let capacity = closableLots(acct, m.asset, i === 0);
+    orders.sort((a, b) => a.seq - b.seq);
+    for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
+    for (const o of orders) {
+      if (o.reduceOnly) {
+        acct.setMargin(o.oid, 0n);
+        continue;
+      }
+      const closing = Math.min(o.sz, Math.max(0, capacity));
+      capacity -= closing;
+      const open = o.sz - closing;
+      acct.setMargin(o.oid, open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), lev));
+    }
+  }
+}
