@@ -150,7 +150,8 @@ export class MatchingEngine {
         // Nothing happened under this oid (no fill, no self-trade cancel): a plain rejection.
         if (this.filled === 0 && this.selfTradeCancels.length === 0) return REJECT_IOC_NO_MATCH;
       } else {
-        this.rest(order, list);
+        // Self-trade cancels may have emptied (and dropped) the owner's list looked up above.
+        this.rest(order, this.selfTradeCancels.length === 0 ? list : undefined);
       }
     }
     return order.oid;

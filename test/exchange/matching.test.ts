@@ -46,6 +46,14 @@ t.test('self-trade: the resting order of the same account is cancelled, the rest
   t.same(statuses(out), [{ filled: { totalSz: '0.1', avgPx: '100000', oid: 3 } }]);
 });
 
+t.test('self-trade on a Gtc keeps the owner index whole when it empties it', async (t) => {
+  const h = new Harness();
+  h.order(A, lim(2, false, '150', '0.1'));
+  t.same(h.order(A, lim(2, true, '150', '0.1')), [{ resting: { oid: 2 } }], 'own ask cancelled, the bid rests');
+  t.same([...h.ex.state.perps[2]!.engine.ownerOrders(A)].map((o) => o.oid), [2]);
+  t.equal(bookInvariants(h.ex), null);
+});
+
 t.test('reduce-only closes at most the position', async (t) => {
   const h = new Harness();
   h.order(A, lim(BTC, false, '100000', '1'));

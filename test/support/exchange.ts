@@ -114,6 +114,12 @@ export function bookInvariants(ex: Exchange): string | null {
       }
     }
     if (count !== m.engine.orders.size) return `${m.name}: ${m.engine.orders.size} orders indexed, ${count} in levels`;
+    const byOwner = new Map<string, number>();
+    for (const o of m.engine.orders.values()) byOwner.set(o.owner, (byOwner.get(o.owner) ?? 0) + 1);
+    for (const [owner, n] of byOwner) {
+      const listed = [...m.engine.ownerOrders(owner)];
+      if (listed.length !== n || m.engine.openCount(owner) !== n) return `${m.name}: ${owner} has ${n} orders, its list ${listed.length}, its count ${m.engine.openCount(owner)}`;
+    }
     if (m.kind === 'perp') {
       let net = 0;
       for (const a of s.accounts.values()) net += a.positions.get(m.asset)?.szi ?? 0;
