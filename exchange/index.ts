@@ -15,3 +15,4 @@ export {
 } from './auth.ts';
 export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';
+export { NumMap } from './engine/num-map.ts';

@@ -127,7 +127,7 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
 
   // The engine's outputs are valid until its next call: take what is needed first.
   const selfTradeCancels = engine.selfTradeCancels.slice();
-  const fills = engine.fills.slice();
+  const fills = engine.fills.slice(0, engine.fillCount);
   const filledLots = engine.filled;
   const resting = engine.orders.get(spec.oid) ?? null;
   for (const o of selfTradeCancels) orderLeft(ctx, m, o, 'selfTradeCanceled');

@@ -9,8 +9,9 @@ export type TifCode = typeof TIF_GTC | typeof TIF_IOC | typeof TIF_ALO;
 export const TIF_NAMES = ['Gtc', 'Ioc', 'Alo'] as const;
 
 /**
- * Engines recycle these objects (see MatchingEngine): a reference is valid until the next call
- * into the engine that produced it; keep the fields you need, not the object.
+ * Engines reuse these objects once they leave the book: a reference an engine hands out (a
+ * cancelled order, a fill's maker) is valid until the next place() on that engine. Keep the
+ * fields you need, not the object.
  */
 export class BookOrder {
   /** Queue neighbours within the price level (FIFO by `seq`). */

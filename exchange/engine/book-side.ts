@@ -1,6 +1,7 @@
 // One side of a book: levels by integer price, each a FIFO ordered by `seq`, and the level
 // prices in a sorted array with the best last, so the best level is reached and dropped in O(1).
 import type { BookOrder } from './book-order.ts';
+import { NumMap } from './num-map.ts';
 
 export class Level {
   /** Sum of the remaining sizes of the level's orders, in lots. */
@@ -12,14 +13,17 @@ export class Level {
 }
 
 export class BookSide {
-  readonly levels = new Map<number, Level>();
-  /** Bids ascending, asks descending: the best price is last. */
-  private readonly prices: number[] = [];
+  readonly levels = new NumMap<Level>();
+  /** Bids ascending, asks descending: the best price is last. The last level is never empty. */
+  private prices: number[] = [];
+  /** Empty levels kept in `levels` and `prices`. */
+  private empty = 0;
 
   constructor(readonly isBid: boolean) {}
 
+  /** Number of non-empty levels. */
   get depth(): number {
-    return this.prices.length;
+    return this.prices.length - this.empty;
   }
 
   best(): Level | undefined {
@@ -31,10 +35,13 @@ export class BookSide {
     return this.prices[this.prices.length - 1];
   }
 
-  /** Levels from the best, at most `depth` of them. */
+  /** Non-empty levels from the best, at most `depth` of them. */
   *iterate(depth = Infinity): Generator<Level> {
-    for (let i = this.prices.length - 1, k = 0; i >= 0 && k < depth; i--, k++) {
-      yield this.levels.get(this.prices[i] as number) as Level;
+    for (let i = this.prices.length - 1, k = 0; i >= 0 && k < depth; i--) {
+      const level = this.levels.get(this.prices[i] as number) as Level;
+      if (level.n === 0) continue;
+      k++;
+      yield level;
     }
   }
 
@@ -61,7 +68,10 @@ export class BookSide {
 
   private levelFor(px: number): Level {
     let level = this.levels.get(px);
-    if (level !== undefined) return level;
+    if (level !== undefined) {
+      if (level.n === 0) this.empty -= 1;
+      return level;
+    }
     level = new Level(px);
     this.levels.set(px, level);
     const n = this.prices.length;
@@ -106,7 +116,7 @@ export class BookSide {
     o.level = null;
     level.sz -= o.sz;
     level.n -= 1;
-    if (level.n === 0) this.dropLevel(level.px);
+    if (level.n === 0) this.emptied(level.px);
   }
 
   /** Shrinks a resting order in place; it keeps its queue position. */
@@ -115,10 +125,30 @@ export class BookSide {
     o.sz -= lots;
   }
 
-  private dropLevel(px: number): void {
-    this.levels.delete(px);
-    const last = this.prices.length - 1;
-    if (this.prices[last] === px) this.prices.pop();
-    else this.prices.splice(this.search(px), 1);
+  /** A level became empty: drop it (and any empty ones under it) from the top, else keep it. */
+  private emptied(px: number): void {
+    const prices = this.prices;
+    if (prices[prices.length - 1] !== px) {
+      if (++this.empty > 64 && this.empty * 2 > prices.length) this.compact();
+      return;
+    }
+    this.levels.delete(prices.pop() as number);
+    while (prices.length > 0) {
+      const top = prices[prices.length - 1] as number;
+      if ((this.levels.get(top) as Level).n !== 0) break;
+      this.levels.delete(top);
+      prices.pop();
+      this.empty -= 1;
+    }
+  }
+
+  /** Drops every empty level. */
+  private compact(): void {
+    this.prices = this.prices.filter((px) => {
+      if ((this.levels.get(px) as Level).n !== 0) return true;
+      this.levels.delete(px);
+      return false;
+    });
+    this.empty = 0;
   }
 }

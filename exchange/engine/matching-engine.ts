@@ -5,6 +5,7 @@
 import type { Address } from '../../primitives/index.ts';
 import { BookOrder, TIF_ALO, TIF_IOC, type TifCode } from './book-order.ts';
 import { BookSide, type Level } from './book-side.ts';
+import { NumMap } from './num-map.ts';
 
 /** Rejections the engine gives; the exchange layer turns them into messages. */
 export const REJECT_SIG_FIGS = -1;
@@ -40,14 +41,15 @@ export interface IdSource {
   nextSeq: number;
 }
 
+/** One match. Reused: valid until the next place() on the same engine. */
 export class Fill {
   constructor(
-    readonly tid: number,
-    readonly maker: BookOrder,
+    public tid: number,
+    public maker: BookOrder,
     /** Lots filled. */
-    readonly sz: number,
+    public sz: number,
     /** The maker's price. */
-    readonly px: number,
+    public px: number,
   ) {}
 }
 
@@ -67,21 +69,22 @@ export function validSigFigs(px: number, pxScale: number): boolean {
 export class MatchingEngine {
   readonly bids = new BookSide(true);
   readonly asks = new BookSide(false);
-  readonly orders = new Map<number, BookOrder>();
+  readonly orders = new NumMap<BookOrder>();
   private readonly owners = new Map<Address, OwnerOrders>();
   private readonly cloids = new Map<string, BookOrder>();
   private readonly pxScale: number;
   /** Oracle price in price units, for the price band; set by the exchange layer. */
   oraclePx = 0;
 
-  /** Fills of the last place() call, in order. The caller reads them before the next call. */
+  /** Fills of the last place() call are fills[0 .. fillCount); read them before the next place(). */
   readonly fills: Fill[] = [];
+  fillCount = 0;
   /** Resting orders cancelled by self-trade prevention during the last place() call. */
   readonly selfTradeCancels: BookOrder[] = [];
   /** Lots filled by the last place() call. */
   filled = 0;
   /** Orders that left the book during the current call; pooled at the start of the next. */
-  private readonly retired: BookOrder[] = [];
+  /** Orders that left the book, reused by later placements. */
   private readonly pool: BookOrder[] = [];
 
   constructor(
@@ -125,9 +128,8 @@ export class MatchingEngine {
    * `filled`, `fills` and `selfTradeCancels` describe what happened.
    */
   place(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number, seq = this.ids.nextSeq++): number {
-    this.recycle();
+    this.fillCount = 0;
     // Truncating an array is not free; skip it when already empty (the common case).
-    if (this.fills.length !== 0) this.fills.length = 0;
     if (this.selfTradeCancels.length !== 0) this.selfTradeCancels.length = 0;
     this.filled = 0;
     const priceError = this.checkPrice(px);
@@ -146,7 +148,7 @@ export class MatchingEngine {
     if (crosses) this.match(order, opposite);
     if (order.sz > 0) {
       if (tif === TIF_IOC) {
-        this.retired.push(order);
+        this.pool.push(order);
         // Nothing happened under this oid (no fill, no self-trade cancel): a plain rejection.
         if (this.filled === 0 && this.selfTradeCancels.length === 0) return REJECT_IOC_NO_MATCH;
       } else {
@@ -155,12 +157,6 @@ export class MatchingEngine {
       }
     }
     return order.oid;
-  }
-
-  /** Moves the orders retired by the previous call into the pool: their references have expired. */
-  private recycle(): void {
-    const retired = this.retired;
-    while (retired.length > 0) this.pool.push(retired.pop() as BookOrder);
   }
 
   private newOrder(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, seq: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number): BookOrder {
@@ -185,23 +181,40 @@ export class MatchingEngine {
     const limit = taker.px;
     let level: Level | undefined;
     while (taker.sz > 0 && (level = opposite.best()) !== undefined && (isBuy ? level.px <= limit : level.px >= limit)) {
-      const maker = level.head as BookOrder;
-      if (maker.owner === taker.owner) {
-        this.unrest(maker);
-        this.selfTradeCancels.push(maker);
-        continue;
-      }
-      const f = taker.sz < maker.sz ? taker.sz : maker.sz;
-      this.fills.push(new Fill(this.ids.nextTid++, maker, f, maker.px));
-      taker.sz -= f;
-      this.filled += f;
-      if (f === maker.sz) {
-        this.unrest(maker);
-        maker.sz = 0;
-      } else {
-        opposite.shrink(maker, f);
+      // Consume this level front to back; it leaves the top when its last order goes.
+      while (taker.sz > 0 && level.head !== null) {
+        const maker = level.head;
+        if (maker.owner === taker.owner) {
+          this.unrest(maker);
+          this.selfTradeCancels.push(maker);
+          continue;
+        }
+        const f = taker.sz < maker.sz ? taker.sz : maker.sz;
+        this.addFill(this.ids.nextTid++, maker, f, maker.px);
+        taker.sz -= f;
+        this.filled += f;
+        if (f === maker.sz) {
+          this.unrest(maker);
+          maker.sz = 0;
+        } else {
+          opposite.shrink(maker, f);
+        }
       }
     }
+  }
+
+  /** Records a fill in the reused buffer. */
+  private addFill(tid: number, maker: BookOrder, sz: number, px: number): void {
+    const i = this.fillCount++;
+    const f = this.fills[i];
+    if (f === undefined) {
+      this.fills.push(new Fill(tid, maker, sz, px));
+      return;
+    }
+    f.tid = tid;
+    f.maker = maker;
+    f.sz = sz;
+    f.px = px;
   }
 
   /** Puts an order in the book and the owner's list (`known`: the owner's list if looked up already). */
@@ -231,12 +244,11 @@ export class MatchingEngine {
     o.ownerPrev = o.ownerNext = null;
     if (--list.count === 0) this.owners.delete(o.owner);
     if (o.cloid !== null) this.cloids.delete(`${o.owner}:${o.cloid}`);
-    this.retired.push(o);
+    this.pool.push(o);
   }
 
   /** Cancels the owner's order; null when it has no such open order. */
   cancel(owner: Address, oid: number): BookOrder | null {
-    this.recycle();
     const o = this.orders.get(oid);
     if (o === undefined || o.owner !== owner) return null;
     this.unrest(o);
