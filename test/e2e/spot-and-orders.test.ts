@@ -78,3 +78,22 @@ t.test('hostile shapes are 400s, not 500s', async (t) => {
   t.equal(big.status, 400);
   t.match(big.body.message, /Request body larger than/);
 });
+
+t.test('a stop loss fires over REST when the mark crosses it, and orderStatus follows it', async (t) => {
+  const { client } = await startNode(t);
+  const [, , carol, dave] = wallets as [typeof alice, typeof alice, typeof alice, typeof alice];
+  await client.exchange(bob, orderAction(limit(2, false, '150', '10')));
+  await client.exchange(alice, orderAction(limit(2, true, '150', '10', 'Ioc'))); // alice long 10 SOL
+  const sl = await client.exchange(alice, orderAction({ a: 2, b: false, p: '120', s: '10', r: true, t: { trigger: { isMarket: true, triggerPx: '140', tpsl: 'sl' } } }));
+  const oid = sl.body.response.data.statuses[0].resting.oid;
+  // SOL trades down: bid 135 / ask 139, last 135; mark = median(oracle 150, mid 137, last 135) = 137.
+  await client.exchange(carol, orderAction(limit(2, true, '135', '20')));
+  await client.exchange(carol, orderAction(limit(2, false, '139', '1')));
+  await client.exchange(dave, orderAction(limit(2, false, '135', '1', 'Ioc')));
+  // The trigger fires at the end of that block; the next read sees it.
+  const status = await client.info({ type: 'orderStatus', user: A, oid });
+  t.match(status.body, { status: 'order', order: { status: /^(filled|canceled)$/, order: { oid } } });
+  const fills = (await client.info({ type: 'userFills', user: A })).body;
+  t.match(fills[0], { coin: 'SOL', side: 'A', sz: '10', px: '135', dir: 'Close Long', oid });
+  t.same((await client.info({ type: 'clearinghouseState', user: A })).body.assetPositions, []);
+});
