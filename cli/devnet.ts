@@ -11,6 +11,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     fresh: opts.fresh,
     host: opts.host,
     restPort: opts.restPort,
+    oracleIntervalMs: opts.oracleIntervalMs,
     log: out,
   });
   const g = node.genesis;

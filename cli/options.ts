@@ -10,6 +10,7 @@ export interface DevnetOptions {
   readonly rpcPort: number;
   readonly host: string;
   readonly fresh: boolean;
+  readonly oracleIntervalMs: number;
 }
 
 export class UsageError extends Error {
@@ -27,6 +28,7 @@ Options:
   --rpc-port <n>     EVM JSON-RPC port (default 3001; reserved until the EVM lands)
   --host <addr>      interface to listen on (default 127.0.0.1)
   --fresh            wipe the data directory first
+  --oracle-interval <ms>  publish the devnet oracle prices this often (default 3000; 0 = never)
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -34,6 +36,12 @@ function port(value: string | undefined, fallback: number, flag: string): number
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${value}"`);
   return n;
+}
+
+function interval(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 86_400_000) throw new UsageError(`--oracle-interval must be a number of milliseconds, got "${value}"`);
+  return Number(value);
 }
 
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
@@ -50,6 +58,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'rpc-port': { type: 'string' },
         host: { type: 'string' },
         fresh: { type: 'boolean' },
+        'oracle-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -65,5 +74,6 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     rpcPort: port(values['rpc-port'], 3001, '--rpc-port'),
     host: values.host ?? '127.0.0.1',
     fresh: values.fresh ?? false,
+    oracleIntervalMs: interval(values['oracle-interval'], 3000),
   };
 }

@@ -9,6 +9,8 @@ export interface Position {
   szi: number;
   /** Cost basis of the open size in USD units, always >= 0. */
   entryNtl: bigint;
+  /** Funding paid (> 0) or received (< 0) since the position opened, USD units. */
+  funding: bigint;
 }
 
 /** A spot order's hold: `amount` of `token` set aside while it rests. */
@@ -28,6 +30,8 @@ export class Account {
   readonly positions = new Map<number, Position>();
   /** Cross leverage chosen per asset; absent means the market default. */
   readonly leverage = new Map<number, number>();
+  /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
+  readonly fundingAllTime = new Map<number, bigint>();
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;
@@ -109,7 +113,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const start = pos?.szi ?? 0;
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
-    if (pos === undefined) acct.positions.set(asset, { szi: delta, entryNtl: ntl });
+    if (pos === undefined) acct.positions.set(asset, { szi: delta, entryNtl: ntl, funding: 0n });
     else {
       pos.szi += delta;
       pos.entryNtl += ntl;
@@ -128,6 +132,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   if (flipped > 0) {
     pos.szi = isBuy ? flipped : -flipped;
     pos.entryNtl = ntl - closingNtl;
+    pos.funding = 0n;
   }
   if (pos.szi === 0) acct.positions.delete(asset);
   const dir: FillDirection =

@@ -48,13 +48,19 @@ export interface ModifyAction {
   readonly order: OrderRequest;
 }
 
-export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction;
+export interface UpdateLeverageAction {
+  readonly type: 'updateLeverage';
+  readonly asset: number;
+  readonly isCross: boolean;
+  readonly leverage: number;
+}
+
+export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction | UpdateLeverageAction;
 
 /** Action types of the spec that this node does not execute yet. */
 export const PLANNED_ACTIONS: ReadonlySet<string> = new Set([
   'usdTransfer',
   'withdraw',
-  'updateLeverage',
   'approveAgent',
   'spotDeploy',
 ]);
@@ -186,6 +192,13 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
       const oid = typeof raw === 'string' ? cloid(raw, 'action.oid') : int(raw, 'action.oid');
       return { type, oid, order: parseOrder(get(a, 'order', 'action'), 'action.order') };
     }
+    case 'updateLeverage':
+      return {
+        type,
+        asset: int(get(a, 'asset', 'action'), 'action.asset'),
+        isCross: bool(get(a, 'isCross', 'action'), 'action.isCross'),
+        leverage: int(get(a, 'leverage', 'action'), 'action.leverage'),
+      };
     default:
       if (PLANNED_ACTIONS.has(type)) {
         throw new Fail({ field: 'action.type', missing: false, message: `Action type ${type} is not available on this node yet` });

@@ -1,3 +1,4 @@
+import type { Address } from '../primitives/index.ts';
 // Static market configuration, fixed by the genesis. Units: prices are integers of
 // 10^-pxDecimals, sizes integers of lots (10^-szDecimals), USDC integers of 10^-USD_DECIMALS.
 
@@ -66,6 +67,37 @@ export interface ExchangeConfig {
   readonly priceBandBps: number;
   /** Triggered market orders execute as IOC at most this far through the mark, in basis points. */
   readonly triggerSlippageBps: number;
+  readonly clearinghouse: ClearinghouseConfig;
+}
+
+/** Validators that may publish oracle prices, with their voting power. */
+export interface OracleValidator {
+  /** Hex ed25519 public key. */
+  readonly pubKey: string;
+  readonly power: number;
+}
+
+export interface ClearinghouseConfig {
+  readonly validators: readonly OracleValidator[];
+  /** Oracle submissions older than this (ms, against the block time) no longer count. */
+  readonly oracleStalenessMs: number;
+  /** Funding is paid every interval (ms), at 1/8 of the 8-hour rate for an hour. */
+  readonly fundingIntervalMs: number;
+  /** The premium is sampled at most this often (ms). */
+  readonly premiumSampleMs: number;
+  /** Interest component per 8 hours, and the clamp around it, in parts per billion. */
+  readonly interestPer8hPpb: number;
+  readonly interestClampPpb: number;
+  /** Funding rate cap per interval, ppb. */
+  readonly fundingCapPpb: number;
+  /** Notional (USD units) the impact prices are measured for. */
+  readonly impactNotional: bigint;
+  /** Maintenance margin as a fraction of the initial margin at maximum leverage, in bps (5000 = half). */
+  readonly maintenanceBps: number;
+  /** Liquidation market orders cross at most this far through the mark, bps. */
+  readonly liquidationSlippageBps: number;
+  /** The account that takes over what the book cannot absorb; its USDC is the insurance. */
+  readonly backstop: Address;
 }
 
 /** 10^-USD_DECIMALS units per token unit: every token balance is held in 10^-8 of the token. */

@@ -23,6 +23,39 @@ export interface FillRecord {
   readonly feeToken: string;
   readonly tid: number;
   readonly cloid?: string;
+  /** Set on fills of liquidations (Hyperliquid's shape). */
+  readonly liquidation?: { readonly liquidatedUser: string; readonly markPx: string; readonly method: 'market' | 'backstop' };
+}
+
+/** A funding payment of one position (Hyperliquid's `userFunding` delta). */
+export interface FundingRecord {
+  readonly time: number;
+  readonly coin: string;
+  /** Signed USDC: negative when the user paid. */
+  readonly usdc: string;
+  readonly szi: string;
+  readonly fundingRate: string;
+}
+
+/** A market's funding rate for one interval (`fundingHistory`). */
+export interface FundingRateRecord {
+  readonly coin: string;
+  readonly fundingRate: string;
+  readonly premium: string;
+  readonly time: number;
+}
+
+export interface LiquidationRecord {
+  readonly time: number;
+  readonly user: string;
+  /** Account value and maintenance margin when it was found under water (USDC). */
+  readonly accountValue: string;
+  readonly maintenanceMargin: string;
+  readonly liquidatedPositions: { readonly coin: string; readonly szi: string }[];
+  /** What the book absorbed and what the backstop took over. */
+  readonly method: 'market' | 'backstop' | 'market+backstop';
+  /** Loss beyond the account's collateral, covered by the backstop's insurance (USDC). */
+  readonly deficit: string;
 }
 
 export type OrderType = 'Limit' | 'Stop Market' | 'Stop Limit' | 'Take Profit Market' | 'Take Profit Limit';
@@ -56,7 +89,8 @@ export type OrderStatus =
   | 'selfTradeCanceled'
   | 'reduceOnlyCanceled'
   | 'siblingFilledCanceled'
-  | 'iocCancelRejected';
+  | 'iocCancelRejected'
+  | 'liquidatedCanceled';
 
 export type ExchangeEvent =
   | { readonly kind: 'fill'; readonly user: Address; readonly fill: FillRecord }
@@ -66,7 +100,10 @@ export type ExchangeEvent =
       readonly status: OrderStatus;
       readonly statusTimestamp: number;
       readonly order: OrderView;
-    };
+    }
+  | { readonly kind: 'funding'; readonly user: Address; readonly funding: FundingRecord }
+  | { readonly kind: 'fundingRate'; readonly rate: FundingRateRecord }
+  | { readonly kind: 'liquidation'; readonly user: Address; readonly liquidation: LiquidationRecord };
 
 export function bookOrderView(m: Market, o: BookOrder): OrderView {
   return {

@@ -9,6 +9,10 @@ import type { ExchangeEvent } from './events.ts';
 import { cancelOrders, cancelOrdersByCloid, modify, placeOrders } from './order-actions.ts';
 import type { TxContext } from './order-context.ts';
 import { runTriggers } from './trigger-orders.ts';
+import { runFunding } from './funding.ts';
+import { runLiquidations } from './liquidation.ts';
+import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
+import { updateLeverage } from './leverage.ts';
 import { ExchangeState } from './state.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
@@ -48,6 +52,9 @@ export class Exchange {
   static fromGenesis(config: ExchangeConfig, balances: readonly GenesisBalance[], genesisTime: number): Exchange {
     const state = new ExchangeState(config);
     state.time = genesisTime;
+    state.fundingIntervalStart = genesisTime;
+    state.lastPremiumSample = genesisTime;
+    for (const m of state.perps) m.engine.oraclePx = m.referencePx;
     for (const b of balances) {
       const acct = new Account(b.address, b.usdc);
       for (const t of b.tokens) acct.credit(t.token, t.amount);
@@ -66,6 +73,7 @@ export class Exchange {
     if (time < this.state.time) throw new Error(`invariant: block time ${time} before ${this.state.time}`);
     this.state.height = height;
     this.state.time = time;
+    refreshOracles(this.state); // submissions that went stale with the new time stop counting
   }
 
   execute(tx: ExchangeTx): TxOutcome {
@@ -74,11 +82,23 @@ export class Exchange {
     return { result, events };
   }
 
-  /** Ends the block: trigger orders the mark price has reached fire, in market and oid order. */
+  /**
+   * Ends the block: trigger orders the mark price has reached fire (market, then oid order),
+   * funding is sampled and paid when due, and accounts under maintenance margin are liquidated.
+   */
   endBlock(): readonly ExchangeEvent[] {
     const events: ExchangeEvent[] = [];
-    runTriggers({ state: this.state, hash: '', time: this.state.time, events });
+    const ctx: TxContext = { state: this.state, hash: '', time: this.state.time, events };
+    runTriggers(ctx);
+    runFunding(ctx);
+    runLiquidations(ctx);
     return events;
+  }
+
+  /** A validator's oracle prices (its signature checked by the node). */
+  submitOracle(prices: OraclePrices): TxResult {
+    const error = applyOracle(this.state, prices);
+    return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
   }
 
   /** The account a transaction acts for, after the agent and activation checks. */
@@ -126,6 +146,10 @@ export class Exchange {
         return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrdersByCloid(ctx, acct, action) } } };
       case 'modify': {
         const error = modify(ctx, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'updateLeverage': {
+        const error = updateLeverage(ctx, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
     }

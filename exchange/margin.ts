@@ -26,9 +26,16 @@ export function marginFigures(state: ExchangeState, acct: Account): MarginFigure
     accountValue += unrealizedPnl(pos, ntl);
     positionMargin += initialMargin(ntl, state.leverage(acct, market));
     totalNtlPos += ntl;
-    maintenanceMargin += initialMargin(ntl, 2 * market.config.maxLeverage);
+    maintenanceMargin += maintenanceOf(state, market.config.maxLeverage, ntl);
   }
   return { accountValue, positionMargin, totalNtlPos, maintenanceMargin };
+}
+
+/** Maintenance margin of a notional: the configured fraction of the initial margin at maximum leverage. */
+export function maintenanceOf(state: ExchangeState, maxLeverage: number, ntl: bigint): bigint {
+  const bps = BigInt(state.config.clearinghouse.maintenanceBps);
+  const den = 10_000n * BigInt(maxLeverage);
+  return (ntl * bps + den - 1n) / den;
 }
 
 /**

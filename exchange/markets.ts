@@ -21,10 +21,28 @@ interface MarketBase {
   lastPx: number;
 }
 
+/** One validator's latest oracle price for a market. */
+export interface OracleSubmission {
+  /** Price units. */
+  readonly px: number;
+  /** Time the validator stamped it, ms. */
+  readonly time: number;
+}
+
 export interface PerpMarket extends MarketBase {
   readonly kind: 'perp';
   readonly config: PerpMarketConfig;
   readonly triggers: TriggerBook;
+  /** Latest submission per validator public key; the oracle is their weighted median. */
+  readonly oracleSubs: Map<string, OracleSubmission>;
+  /** Premium samples of the current funding interval: sum (ppb) and count. */
+  premiumSum: bigint;
+  premiumSamples: number;
+  /** The last funding rate paid (ppb per interval) and the average premium it came from. */
+  lastFundingRate: bigint;
+  lastPremium: bigint;
+  /** Accounts with a position in this market. */
+  readonly holders: Set<string>;
 }
 
 export interface SpotMarket extends MarketBase {
@@ -59,6 +77,12 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
       lastPx: 0,
       config: m,
       triggers: new TriggerBook(),
+      oracleSubs: new Map(),
+      premiumSum: 0n,
+      premiumSamples: 0,
+      lastFundingRate: 0n,
+      lastPremium: 0n,
+      holders: new Set(),
     };
   });
 }

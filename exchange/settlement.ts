@@ -39,10 +39,17 @@ function record(
   };
 }
 
+/** Keeps the market's set of position holders in step with the account. */
+export function trackHolder(m: PerpMarket, acct: Account): void {
+  if (acct.positions.has(m.asset)) m.holders.add(acct.address);
+  else m.holders.delete(acct.address);
+}
+
 function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
   const fee = feeOf(ntl, feePpm);
   const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl);
   acct.usdc -= fee;
+  trackHolder(m, acct);
   ctx.events.push({
     kind: 'fill',
     user: acct.address,

@@ -16,10 +16,11 @@ type AccountRow = [
   address: string,
   usdc: string,
   tokens: [number, string][],
-  positions: [number, number, string][],
+  positions: [number, number, string, string][],
   leverage: [number, number][],
   margins: [number, string][],
   holds: [number, number, string][],
+  fundingAllTime: [number, string][],
 ];
 
 interface MarketSnapshot {
@@ -29,14 +30,20 @@ interface MarketSnapshot {
   bids: OrderRow[];
   asks: OrderRow[];
   triggers: TriggerOrder[];
+  /** Perps: oracle submissions [validator, px, time], and the funding accumulators. */
+  oracleSubs?: [string, number, number][];
+  funding?: { premiumSum: string; premiumSamples: number; lastFundingRate: string; lastPremium: string };
 }
 
 interface Snapshot {
-  version: 2;
+  version: 3;
   height: number;
   time: number;
   ids: { nextOid: number; nextTid: number; nextSeq: number };
   feesCollected: string;
+  fundingDust: string;
+  fundingIntervalStart: number;
+  lastPremiumSample: number;
   accounts: AccountRow[];
   markets: MarketSnapshot[];
   nonces: [string, number[]][];
@@ -44,7 +51,7 @@ interface Snapshot {
   tpslChildren: [number, number[]][];
 }
 
-const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 const byNum = (a: [number, ...unknown[]], b: [number, ...unknown[]]) => a[0] - b[0];
 
 function sideRows(side: BookSide): OrderRow[] {
@@ -62,20 +69,24 @@ function accountRow(a: Account): AccountRow {
     a.address,
     a.usdc.toString(),
     [...a.tokens.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum),
-    [...a.positions.entries()].map(([asset, p]): [number, number, string] => [asset, p.szi, p.entryNtl.toString()]).sort(byNum),
+    [...a.positions.entries()].map(([asset, p]): [number, number, string, string] => [asset, p.szi, p.entryNtl.toString(), p.funding.toString()]).sort(byNum),
     [...a.leverage.entries()].sort(byNum),
     [...a.margins.entries()].map(([oid, v]): [number, string] => [oid, v.toString()]).sort(byNum),
     [...a.holds.entries()].map(([oid, h]): [number, number, string] => [oid, h.token, h.amount.toString()]).sort(byNum),
+    [...a.fundingAllTime.entries()].map(([asset, v]): [number, string] => [asset, v.toString()]).sort(byNum),
   ];
 }
 
 export function snapshotState(state: ExchangeState): Json {
   const snap: Snapshot = {
-    version: 2,
+    version: 3,
     height: state.height,
     time: state.time,
     ids: { ...state.ids },
     feesCollected: state.feesCollected.toString(),
+    fundingDust: state.fundingDust.toString(),
+    fundingIntervalStart: state.fundingIntervalStart,
+    lastPremiumSample: state.lastPremiumSample,
     accounts: [...state.accounts.values()].map(accountRow).sort((a, b) => byKey([a[0], 0], [b[0], 0])),
     markets: state.markets.map((m) => ({
       asset: m.asset,
@@ -84,6 +95,12 @@ export function snapshotState(state: ExchangeState): Json {
       bids: sideRows(m.engine.bids),
       asks: sideRows(m.engine.asks),
       triggers: m.kind === 'perp' ? [...m.triggers.orders.values()].sort((a, b) => a.oid - b.oid) : [],
+      ...(m.kind === 'perp'
+        ? {
+            oracleSubs: [...m.oracleSubs.entries()].map(([v, sub]): [string, number, number] => [v, sub.px, sub.time]).sort(byKey),
+            funding: { premiumSum: m.premiumSum.toString(), premiumSamples: m.premiumSamples, lastFundingRate: m.lastFundingRate.toString(), lastPremium: m.lastPremium.toString() },
+          }
+        : {}),
     })),
     nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v].sort((x, y) => x - y)]).sort(byKey),
     agents: [...state.agents.entries()].sort(byKey),
@@ -93,10 +110,11 @@ export function snapshotState(state: ExchangeState): Json {
 }
 
 function restoreAccount(row: AccountRow): Account {
-  const [address, usdc, tokens, positions, leverage, margins, holds] = row;
+  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime] = row;
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
-  for (const [asset, szi, entryNtl] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl) });
+  for (const [asset, szi, entryNtl, funding] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding) });
+  for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
   for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
   for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
@@ -105,13 +123,20 @@ function restoreAccount(row: AccountRow): Account {
 
 export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange {
   const snap = json as Snapshot;
-  if (snap.version !== 2) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
+  if (snap.version !== 3) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
   const state = new ExchangeState(config);
   state.height = snap.height;
   state.time = snap.time;
   Object.assign(state.ids, snap.ids);
   state.feesCollected = BigInt(snap.feesCollected);
-  for (const row of snap.accounts) state.accounts.set(row[0], restoreAccount(row));
+  state.fundingDust = BigInt(snap.fundingDust);
+  state.fundingIntervalStart = snap.fundingIntervalStart;
+  state.lastPremiumSample = snap.lastPremiumSample;
+  for (const row of snap.accounts) {
+    const acct = restoreAccount(row);
+    state.accounts.set(row[0], acct);
+    for (const asset of acct.positions.keys()) state.perps[asset]?.holders.add(acct.address);
+  }
   for (const ms of snap.markets) {
     const m = state.market(ms.asset);
     if (m === undefined) throw new Error(`snapshot has market ${ms.asset} that the config lacks`);
@@ -122,7 +147,16 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
         m.engine.restore(oid, owner as Address, isBuy, px, sz, origSz, seq, tif as TifCode, reduceOnly, cloid, timestamp);
       }
     }
-    if (m.kind === 'perp') for (const t of ms.triggers) m.triggers.add({ ...t });
+    if (m.kind === 'perp') {
+      for (const t of ms.triggers) m.triggers.add({ ...t });
+      for (const [v, px, time] of ms.oracleSubs ?? []) m.oracleSubs.set(v, { px, time });
+      if (ms.funding !== undefined) {
+        m.premiumSum = BigInt(ms.funding.premiumSum);
+        m.premiumSamples = ms.funding.premiumSamples;
+        m.lastFundingRate = BigInt(ms.funding.lastFundingRate);
+        m.lastPremium = BigInt(ms.funding.lastPremium);
+      }
+    }
   }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, new Set(nonces));
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);

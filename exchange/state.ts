@@ -21,6 +21,11 @@ export class ExchangeState {
   readonly tpslChildren = new Map<number, number[]>();
   /** Trading fees collected, USD units. */
   feesCollected = 0n;
+  /** Funding rounding: payers pay rounded up, receivers get rounded down; the difference. */
+  fundingDust = 0n;
+  /** Start (ms) of the funding interval in progress, and when the premium was last sampled. */
+  fundingIntervalStart = 0;
+  lastPremiumSample = 0;
   height = 0;
   /** Time of the current block, ms. */
   time = 0;

@@ -4,6 +4,9 @@ import type { GenesisFile } from './schema.ts';
 
 /** USDC each development account starts with. */
 export const DEV_ACCOUNT_USDC = '1000000';
+/** The devnet's backstop liquidator (no key: only the exchange moves its funds), 10M USDC. */
+export const DEVNET_BACKSTOP = '0x000000000000000000000000000000000000b5b5';
+
 /** SVC (spot token 10001) each development account starts with. */
 export const DEV_ACCOUNT_SVC = '100000';
 
@@ -20,6 +23,18 @@ export function devnetGenesis(): GenesisFile {
       fees: { perpTaker: '0.00045', perpMaker: '0.00015', spotTaker: '0.0007', spotMaker: '0.0004' },
       priceBand: '0.8',
       triggerSlippage: '0.1',
+      clearinghouse: {
+        oracleStalenessMs: 60_000,
+        fundingIntervalMs: 3_600_000,
+        premiumSampleMs: 5_000,
+        interestPer8h: '0.0001',
+        interestClamp: '0.0005',
+        fundingCap: '0.04',
+        impactNotional: '20000',
+        maintenanceFraction: '0.5',
+        liquidationSlippage: '0.1',
+        backstop: DEVNET_BACKSTOP,
+      },
       perps: [
         { name: 'BTC', szDecimals: 5, maxLeverage: 50, referencePx: '100000', minSz: '0.0001' },
         { name: 'ETH', szDecimals: 4, maxLeverage: 50, referencePx: '3500', minSz: '0.001' },
@@ -31,7 +46,10 @@ export function devnetGenesis(): GenesisFile {
       ],
       spotPairs: [{ base: 10001, quote: 10000, minSz: '1', referencePx: '1' }],
     },
-    balances: DEV_ACCOUNTS.map((a) => ({ address: a.address, usdc: DEV_ACCOUNT_USDC, spot: { SVC: DEV_ACCOUNT_SVC } })),
+    balances: [
+      ...DEV_ACCOUNTS.map((a) => ({ address: a.address, usdc: DEV_ACCOUNT_USDC, spot: { SVC: DEV_ACCOUNT_SVC } })),
+      { address: DEVNET_BACKSTOP, usdc: '10000000' },
+    ],
     validators: [],
   };
 }

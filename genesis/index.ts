@@ -1,5 +1,5 @@
 // genesis/: the genesis schema, its validation, and the built-in devnet genesis.
 export type { GenesisFile, GenesisPerp, GenesisSpotToken, GenesisSpotPair, GenesisValidator, Network } from './schema.ts';
 export { loadGenesis, GenesisError, type LoadedGenesis } from './load.ts';
-export { devnetGenesis, DEV_ACCOUNT_USDC } from './devnet.ts';
+export { devnetGenesis, DEV_ACCOUNT_USDC, DEVNET_BACKSTOP } from './devnet.ts';
 export { DEV_ACCOUNTS, DEV_MNEMONIC } from './dev-accounts.ts';

@@ -4,7 +4,7 @@ import {
 } from '../primitives/index.ts';
 import {
   PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals,
-  type ExchangeConfig, type GenesisBalance,
+  type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance,
 } from '../exchange/index.ts';
 import type { GenesisFile } from './schema.ts';
 
@@ -44,7 +44,37 @@ function fraction(text: unknown, decimals: number, what: string): number {
   return Number(v);
 }
 
-export function loadGenesis(file: GenesisFile): LoadedGenesis {
+function clearinghouseConfig(file: GenesisFile, localValidator: string | undefined, funded: Set<Address>): ClearinghouseConfig {
+  const c = file.exchange.clearinghouse;
+  check(c !== undefined, 'exchange.clearinghouse is required');
+  const backstop = normalizeAddress(c.backstop);
+  check(backstop !== null && funded.has(backstop), 'clearinghouse.backstop must be an address funded in balances');
+  const validators = file.validators.length > 0
+    ? file.validators.map((v) => ({ pubKey: v.pubKey.toLowerCase(), power: intIn(v.power, 1, 2 ** 31, 'validator power') }))
+    : localValidator === undefined ? [] : [{ pubKey: localValidator, power: 1 }];
+  const impact = parseScaled(c.impactNotional, USD_DECIMALS);
+  check(impact !== null && impact > 0n, 'clearinghouse.impactNotional must be a positive decimal');
+  return {
+    validators,
+    oracleStalenessMs: intIn(c.oracleStalenessMs, 1000, 86_400_000, 'oracleStalenessMs'),
+    fundingIntervalMs: intIn(c.fundingIntervalMs, 1000, 86_400_000, 'fundingIntervalMs'),
+    premiumSampleMs: intIn(c.premiumSampleMs, 100, 3_600_000, 'premiumSampleMs'),
+    interestPer8hPpb: fraction(c.interestPer8h, 9, 'interestPer8h'),
+    interestClampPpb: fraction(c.interestClamp, 9, 'interestClamp'),
+    fundingCapPpb: fraction(c.fundingCap, 9, 'fundingCap'),
+    impactNotional: impact,
+    maintenanceBps: fraction(c.maintenanceFraction, 4, 'maintenanceFraction'),
+    liquidationSlippageBps: fraction(c.liquidationSlippage, 4, 'liquidationSlippage'),
+    backstop,
+  };
+}
+
+export interface LoadOptions {
+  /** On a devnet (no validators in the genesis), the node's own key is the single validator. */
+  readonly localValidator?: string;
+}
+
+export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGenesis {
   const g = file.exchange;
   intIn(file.chainId, 1, 2 ** 32, 'chainId');
   check(['local', 'testnet', 'mainnet'].includes(file.network), 'network must be local, testnet or mainnet');
@@ -121,6 +151,7 @@ export function loadGenesis(file: GenesisFile): LoadedGenesis {
     },
     priceBandBps: fraction(g.priceBand, 4, 'priceBand'),
     triggerSlippageBps: fraction(g.triggerSlippage, 4, 'triggerSlippage'),
+    clearinghouse: clearinghouseConfig(file, opts.localValidator, seen),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
   return { file, hash, exchange, balances };

@@ -52,6 +52,24 @@ export interface GenesisFile {
     priceBand: string;
     /** Triggered market orders fill at most this fraction through the mark, e.g. "0.1". */
     triggerSlippage: string;
+    clearinghouse: {
+      /** Oracle submissions older than this no longer count. */
+      oracleStalenessMs: number;
+      fundingIntervalMs: number;
+      premiumSampleMs: number;
+      /** Interest per 8 hours and the clamp around it, as fractions ("0.0001" = 0.01%). */
+      interestPer8h: string;
+      interestClamp: string;
+      /** Funding rate cap per interval, as a fraction ("0.04"). */
+      fundingCap: string;
+      /** USDC notional the impact prices are measured for. */
+      impactNotional: string;
+      /** Maintenance margin as a fraction of the initial margin at maximum leverage ("0.5"). */
+      maintenanceFraction: string;
+      liquidationSlippage: string;
+      /** Backstop liquidator; fund it in `balances`. */
+      backstop: string;
+    };
     perps: GenesisPerp[];
     /** Listed in index order from 10000; the first must be USDC. */
     spotTokens: GenesisSpotToken[];

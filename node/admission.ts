@@ -6,7 +6,8 @@ import {
 } from '../exchange/index.ts';
 import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
-import { encodeRequest, toExchangeTx } from './tx-codec.ts';
+import { txHash } from '../consensus/index.ts';
+import { encodeRequest } from './tx-codec.ts';
 
 export interface AdmissionDeps {
   readonly auth: AuthConfig;
@@ -42,7 +43,7 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   }
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = encodeRequest(req);
-  const pending = d.mempool.add({ bytes, tx: toExchangeTx(bytes, req, signer) });
+  const pending = d.mempool.add({ bytes, hash: txHash(bytes), signer, nonce: req.nonce });
   d.onAdmitted();
   const result = await pending;
   return result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result };

@@ -1,16 +1,18 @@
 // The application side of consensus: executes decided blocks through exchange/, persists each
 // block with everything derived from it in one batch, then answers waiting requests.
 import {
-  headerHash, type Block, type Commit, type CommittedHead, type ConsensusApp,
+  headerHash, txHash, type Block, type Commit, type CommittedHead, type ConsensusApp,
 } from '../consensus/index.ts';
 import {
-  exchangeError, snapshotState, stateHash, type Exchange, type ExchangeEvent, type TxResult,
+  exchangeError, snapshotState, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
+  type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, toExchangeTx } from './tx-codec.ts';
+import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
@@ -35,6 +37,7 @@ export function nextAppHash(prev: string, results: unknown, events: unknown, sta
 export interface ChainOptions {
   /** Write a full state snapshot every this many blocks. */
   readonly snapshotInterval: number;
+  readonly chainId: number;
 }
 
 export class Chain implements ConsensusApp {
@@ -58,9 +61,13 @@ export class Chain implements ConsensusApp {
     return this.headState;
   }
 
+  private get chainId(): number {
+    return this.opts.chainId;
+  }
+
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
     return this.mempool.reap(maxTxs, maxBytes).map((p) => {
-      this.reaped.set(p.tx.hash, p.tx.signer);
+      this.reaped.set(p.hash, p.signer);
       return p.bytes;
     });
   }
@@ -76,6 +83,11 @@ export class Chain implements ConsensusApp {
     const results: ExecutedBlock['results'] = [];
     const events: ExchangeEvent[] = [];
     block.txs.forEach((bytes, i) => {
+      const system = decodeSystemTx(bytes);
+      if (system !== null) {
+        results.push({ hash: txHash(bytes), result: this.executeSystem(system) });
+        return;
+      }
       const req = decodeRequest(bytes);
       const tx = toExchangeTx(bytes, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signers[i] ?? NO_SIGNER);
       const outcome = req === null
@@ -87,6 +99,12 @@ export class Chain implements ConsensusApp {
     events.push(...this.exchange.endBlock());
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     return { results, events, appHash: nextAppHash(this.headState.appHash, results, events, full) };
+  }
+
+  /** A validator's system transaction: its signature is checked here, its content by exchange/. */
+  private executeSystem(tx: SystemTx): TxResult {
+    if (!verifySystemTx(this.chainId, tx)) return { status: 'err', error: exchangeError('INVALID_SIGNATURE') };
+    return this.exchange.submitOracle({ validator: tx.system.validator, time: tx.system.time, prices: tx.system.prices });
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {
@@ -102,13 +120,19 @@ export class Chain implements ConsensusApp {
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];
     let fillSeq = this.headState.fillSeq;
+    const fundings: { user: string; seq: number; funding: FundingRecord }[] = [];
+    const fundingRates: FundingRateRecord[] = [];
+    const liquidations: LiquidationRecord[] = [];
     for (const e of executed.events) {
       if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill });
-      else orderStatuses.push({ user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+      else if (e.kind === 'order') orderStatuses.push({ user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+      else if (e.kind === 'funding') fundings.push({ user: e.user, seq: fillSeq++, funding: e.funding });
+      else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
+      else liquidations.push(e.liquidation);
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
-    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, snapshot, sync: block.txs.length > 0 });
+    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
     for (const r of executed.results) this.mempool.settle(r.hash, r.result);
     this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events });

@@ -1,10 +1,14 @@
 // Admitted transactions waiting for a block, in admission order. Bounded; deduplicated by hash
 // and by (signer, nonce) so a nonce cannot be admitted twice while the first is pending.
-import type { ExchangeTx, TxResult } from '../exchange/index.ts';
+import type { TxResult } from '../exchange/index.ts';
 
 export interface PendingTx {
   readonly bytes: Uint8Array;
-  readonly tx: ExchangeTx;
+  readonly hash: string;
+  /** Recovered signer of a user action; '' for a validator's system transaction. */
+  readonly signer: string;
+  /** The action's nonce; null for system transactions. */
+  readonly nonce: number | null;
 }
 
 export class Mempool {
@@ -32,11 +36,11 @@ export class Mempool {
   /** Adds a transaction (or joins the one already pending with the same hash); resolves with its result. */
   add(p: PendingTx): Promise<TxResult | null> {
     return new Promise((resolve) => {
-      const waiting = this.waiters.get(p.tx.hash);
+      const waiting = this.waiters.get(p.hash);
       if (waiting !== undefined) return void waiting.push(resolve);
-      this.waiters.set(p.tx.hash, [resolve]);
-      this.byHash.set(p.tx.hash, p);
-      this.nonces.add(`${p.tx.signer}:${p.tx.nonce}`);
+      this.waiters.set(p.hash, [resolve]);
+      this.byHash.set(p.hash, p);
+      if (p.nonce !== null) this.nonces.add(`${p.signer}:${p.nonce}`);
       this.queue.push(p);
     });
   }
@@ -57,8 +61,8 @@ export class Mempool {
       this.head = 0;
     }
     for (const p of out) {
-      this.byHash.delete(p.tx.hash);
-      this.nonces.delete(`${p.tx.signer}:${p.tx.nonce}`);
+      this.byHash.delete(p.hash);
+      if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
     }
     return out;
   }

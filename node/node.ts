@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  SoloEngine, generateValidatorKey, validatorKeyFromPem, type ConsensusEngine, type ValidatorKey,
+  SoloEngine, generateValidatorKey, txHash, validatorKeyFromPem, type ConsensusEngine, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
   Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
@@ -14,6 +14,8 @@ import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
 import { Mempool } from './mempool.ts';
+import { DevnetPriceFeeder } from './price-feeder.ts';
+import { encodeOracleTx } from './system-tx.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 
@@ -28,6 +30,8 @@ export interface NodeConfig {
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
   readonly snapshotInterval: number;
+  /** Publish the validator's oracle prices this often (ms); 0 publishes none. */
+  readonly oracleIntervalMs: number;
   readonly mempoolCapacity: number;
   /** Largest request body; it bounds a transaction's size too. */
   readonly maxBodyBytes: number;
@@ -45,6 +49,7 @@ export const DEFAULT_NODE_CONFIG = {
   emptyBlockIntervalMs: 1000,
   maxBlockTxs: 10_000,
   snapshotInterval: 1000,
+  oracleIntervalMs: 3000,
   mempoolCapacity: 50_000,
   maxBodyBytes: 256 << 10,
   maxBlockBytes: 4 << 20,
@@ -121,6 +126,7 @@ export class SvcNode {
     private readonly rest: RestServer,
     readonly restPort: number,
     private readonly halted: () => boolean,
+    private readonly oracleTimer: NodeJS.Timeout | null,
   ) {}
 
   get restUrl(): string {
@@ -132,10 +138,11 @@ export class SvcNode {
   }
 
   static async start(config: NodeConfig): Promise<SvcNode> {
-    const genesis = loadGenesis(config.genesis);
+    loadGenesis(config.genesis); // refuse a bad genesis before touching the data directory
     if (config.fresh) await wipe(config.dataDir);
     await mkdir(config.dataDir, { recursive: true });
     const key = await loadOrCreateKey(config.dataDir);
+    const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey });
     if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
       throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
     }
@@ -153,7 +160,7 @@ export class SvcNode {
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval });
+    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     let fatal: unknown = null;
     const engine = new SoloEngine(chain, {
@@ -188,13 +195,23 @@ export class SvcNode {
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
     const restPort = await rest.listen();
     engine.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null);
+    const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
+    const oracleTimer = feeder === null ? null : setInterval(() => {
+      if (fatal !== null) return;
+      const prices = feeder.prices(exchange);
+      if (prices === null) return;
+      const bytes = encodeOracleTx(genesis.file.chainId, key, config.now(), prices);
+      void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
+      engine.notifyTxs();
+    }, config.oracleIntervalMs);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.rest.close();
+      if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.engine.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();

@@ -2,7 +2,7 @@
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
 import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
-import type { FillRecord, OrderView, OrderStatus } from '../exchange/index.ts';
+import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
 
 export interface StoredHead {
@@ -41,6 +41,9 @@ export interface BlockWrite {
   readonly head: StoredHead;
   readonly fills: readonly { user: string; seq: number; fill: FillRecord }[];
   readonly orderStatuses: readonly { user: string; record: OrderStatusRecord }[];
+  readonly fundings: readonly { user: string; seq: number; funding: FundingRecord }[];
+  readonly fundingRates: readonly FundingRateRecord[];
+  readonly liquidations: readonly LiquidationRecord[];
   readonly snapshot: StoredSnapshot | null;
   /** fsync before resolving: set when the block acknowledges actions. */
   readonly sync: boolean;
@@ -54,6 +57,9 @@ export class ChainStore {
   private readonly meta;
   private readonly fills;
   private readonly orders;
+  private readonly fundings;
+  private readonly rates;
+  private readonly liquidations;
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -61,6 +67,9 @@ export class ChainStore {
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     this.fills = this.db.sublevel<string, FillRecord>('fill', { valueEncoding: 'json' });
     this.orders = this.db.sublevel<string, OrderStatusRecord>('ostat', { valueEncoding: 'json' });
+    this.fundings = this.db.sublevel<string, FundingRecord>('fund', { valueEncoding: 'json' });
+    this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
+    this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
   }
 
   open(): Promise<void> {
@@ -107,6 +116,9 @@ export class ChainStore {
     batch.put('head', w.head, { sublevel: this.meta });
     for (const f of w.fills) batch.put(`${f.user}!${key(f.seq)}`, f.fill, { sublevel: this.fills });
     for (const o of w.orderStatuses) batch.put(`${o.user}!${key(o.record.order.oid)}`, o.record, { sublevel: this.orders });
+    for (const f of w.fundings) batch.put(`${f.user}!${key(f.seq)}`, f.funding, { sublevel: this.fundings });
+    for (const r of w.fundingRates) batch.put(`${r.coin}!${key(r.time)}`, r, { sublevel: this.rates });
+    w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
     if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
     await batch.write({ sync: w.sync } as never);
   }
@@ -129,6 +141,23 @@ export class ChainStore {
       if (f.time < end) found.push(f);
     }
     return found.reverse().slice(0, limit);
+  }
+
+  /** A market's funding rates with startTime <= time < endTime, oldest first, at most `limit`. */
+  async fundingHistory(coin: string, start: number, end: number, limit: number): Promise<FundingRateRecord[]> {
+    const out: FundingRateRecord[] = [];
+    for await (const r of this.rates.values({ gte: `${coin}!${key(start)}`, lt: `${coin}!${key(end)}`, limit })) out.push(r);
+    return out;
+  }
+
+  /** The user's funding payments with startTime <= time < endTime, oldest first, at most `limit`. */
+  async userFunding(user: string, start: number, end: number, limit: number): Promise<FundingRecord[]> {
+    const out: FundingRecord[] = [];
+    for await (const f of this.fundings.values({ gt: `${user}!`, lt: `${user}!~` })) {
+      if (f.time >= start && f.time < end) out.push(f);
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {

@@ -104,7 +104,7 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
     fc.property(fc.array(cmd(false), { minLength: 40, maxLength: 200 }), (cmds) => {
       const { h, events, broken } = run(cmds);
       for (const e of events) {
-        const k = e.kind === 'fill' ? 'fill' : e.status;
+        const k = e.kind === 'order' ? e.status : e.kind;
         seen.set(k, (seen.get(k) ?? 0) + 1);
       }
       if (broken !== null) throw new Error(broken);

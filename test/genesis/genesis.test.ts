@@ -16,7 +16,7 @@ t.test('the devnet genesis: perps, USDC as token 10000, a spot pair, funded acco
   t.same(g.exchange.perps.map((p) => [p.name, p.szDecimals, p.maxLeverage]), [['BTC', 5, 50], ['ETH', 4, 50], ['SOL', 2, 20]]);
   t.match(g.exchange.spotTokens[0], { name: 'USDC', index: 10000 });
   t.match(g.exchange.spotPairs[0], { base: 10001, quote: 10000, index: 0 });
-  t.equal(g.balances.length, 10);
+  t.equal(g.balances.length, 11, 'ten dev accounts and the backstop');
   t.equal(g.balances[0]?.usdc, 1_000_000n * 10n ** 8n);
   t.equal(g.hash, loadGenesis(devnetGenesis()).hash, 'the hash is stable');
   t.equal(g.file.chainId, 42069);

@@ -21,6 +21,7 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, overri
     dataDir,
     restPort: 0,
     log: () => {},
+    oracleIntervalMs: 0, // tests that want oracle ticks ask for them
     ...overrides,
   });
   t.teardown(async () => {
