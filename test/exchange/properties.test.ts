@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { parseScaled } from '../../primitives/index.ts';
 import { restoreExchange, snapshotState, stateHash, type ExchangeEvent } from '../../exchange/index.ts';
-import { Harness, USERS, bookInvariants, lim, trig } from '../support/exchange.ts';
+import { Harness, USERS, bookInvariants, lim, trig, usdcTotal } from '../support/exchange.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20261122);
 const RUNS = Number(process.env.FC_RUNS ?? 60);
@@ -19,7 +19,9 @@ type Cmd =
   | { kind: 'place'; user: number; market: number; isBuy: boolean; offsetBps: number; lots: number; tif: 'Gtc' | 'Ioc' | 'Alo'; reduceOnly: boolean }
   | { kind: 'trigger'; user: number; market: number; isBuy: boolean; offsetBps: number; lots: number; tpsl: 'tp' | 'sl' }
   | { kind: 'cancel'; user: number; pick: number }
-  | { kind: 'modify'; user: number; pick: number; offsetBps: number; lots: number };
+  | { kind: 'modify'; user: number; pick: number; offsetBps: number; lots: number }
+  | { kind: 'oracle'; market: number; moveBps: number }
+  | { kind: 'idle'; minutes: number };
 
 const user = fc.integer({ min: 0, max: 4 });
 const market = fc.integer({ min: 0, max: 3 });
@@ -32,6 +34,8 @@ const cmd = (withModify: boolean) =>
     { arbitrary: fc.record({ kind: fc.constant('trigger' as const), user, market: fc.integer({ min: 0, max: 2 }), isBuy: fc.boolean(), offsetBps, lots, tpsl: fc.constantFrom('tp' as const, 'sl' as const) }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('cancel' as const), user, pick: fc.nat() }), weight: 2 },
     { arbitrary: fc.record({ kind: fc.constant('modify' as const), user, pick: fc.nat(), offsetBps, lots }), weight: withModify ? 2 : 0 },
+    { arbitrary: fc.record({ kind: fc.constant('oracle' as const), market: fc.integer({ min: 0, max: 2 }), moveBps: fc.integer({ min: -800, max: 800 }) }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('idle' as const), minutes: fc.integer({ min: 1, max: 90 }) }), weight: 1 },
   );
 
 /** A price `bps` away from the market's mid, at 5 significant figures. */
@@ -56,7 +60,23 @@ function openOids(h: Harness, u: string): [number, number][] {
 function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEvent[]; broken: string | null } {
   const events: ExchangeEvent[] = [];
   let broken: string | null = null;
+  const total = usdcTotal(h.ex.state);
   cmds.forEach((c, i) => {
+    const check = () => {
+      broken ??= ((f) => (f === null ? null : `step ${i}: ${f}`))(bookInvariants(h.ex));
+      if (broken === null && usdcTotal(h.ex.state) !== total) broken = `step ${i}: USDC total ${usdcTotal(h.ex.state)} != ${total}`;
+    };
+    if (c.kind === 'oracle') {
+      const m = h.ex.state.perps[c.market]!;
+      const px = Math.max(1, Math.round((m.engine.oraclePx * (10_000 + c.moveBps)) / 10_000));
+      const out = h.oracle({ [m.name]: (px / 10 ** m.pxDecimals).toFixed(m.pxDecimals) });
+      events.push(...out.events);
+      return check();
+    }
+    if (c.kind === 'idle') {
+      events.push(...h.idle(c.minutes * 60_000));
+      return check();
+    }
     const u = USERS[c.user] as string;
     let action: unknown;
     if (c.kind === 'place') action = { type: 'order', orders: [lim(ASSETS[c.market] as number, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), c.tif, c.reduceOnly && c.market < 3)], grouping: 'na' };
@@ -72,7 +92,7 @@ function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEven
     }
     const out = h.tx(u, action);
     events.push(...out.events, ...h.endBlock());
-    broken ??= ((f) => (f === null ? null : `step ${i}: ${f}`))(bookInvariants(h.ex));
+    check();
   });
   return { h, events, broken };
 }
@@ -115,7 +135,7 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
   );
   t.pass(`fast-check seed ${SEED}, ${RUNS} runs`);
   // The streams must reach the interesting paths, or the property proves little.
-  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
+  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled', 'funding', 'fundingRate']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
 });
 
 t.test('the same stream gives the same events and state hash, across snapshot and restore', async (t) => {

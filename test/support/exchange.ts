@@ -1,8 +1,10 @@
 // Drives the exchange state machine directly, block by block, with already-authenticated txs.
 import { Exchange, type ExchangeTx, type TxOutcome } from '../../exchange/index.ts';
-import { devnetGenesis, loadGenesis, type GenesisFile } from '../../genesis/index.ts';
+import { DEVNET_BACKSTOP, devnetGenesis, loadGenesis, type GenesisFile } from '../../genesis/index.ts';
 
-export const USERS = loadGenesis(devnetGenesis()).balances.map((b) => b.address);
+export const USERS = loadGenesis(devnetGenesis()).balances.map((b) => b.address).filter((a) => a !== DEVNET_BACKSTOP);
+/** The single validator of harness chains (a public key only: oracle prices skip the node's signature check). */
+export const VALIDATOR = 'aa'.repeat(32);
 
 export class Harness {
   readonly ex: Exchange;
@@ -10,8 +12,8 @@ export class Harness {
   private height = 0;
   time: number;
 
-  constructor(genesis: GenesisFile = devnetGenesis()) {
-    const g = loadGenesis(genesis);
+  constructor(genesis: GenesisFile = devnetGenesis(), localValidator = VALIDATOR) {
+    const g = loadGenesis(genesis, { localValidator });
     this.time = g.file.genesisTime + 1000;
     this.ex = Exchange.fromGenesis(g.exchange, g.balances, g.file.genesisTime);
   }
@@ -41,6 +43,23 @@ export class Harness {
 
   /** Ends the current block (trigger orders fire) and returns its events. */
   endBlock() {
+    return this.ex.endBlock();
+  }
+
+  /** A block `ms` later with the validator's oracle prices (coin -> price), then its end. */
+  oracle(prices: Record<string, string>, ms = 1) {
+    this.height += 1;
+    this.time += ms;
+    this.ex.beginBlock(this.height, this.time);
+    const result = this.ex.submitOracle({ validator: VALIDATOR, time: this.time, prices });
+    return { result, events: this.ex.endBlock() };
+  }
+
+  /** An empty block `ms` later, and its end-of-block events. */
+  idle(ms: number) {
+    this.height += 1;
+    this.time += ms;
+    this.ex.beginBlock(this.height, this.time);
     return this.ex.endBlock();
   }
 
@@ -137,4 +156,18 @@ export function bookInvariants(ex: Exchange): string | null {
     for (const [token, held] of a.held) if (held < 0n) return `${a.address} holds ${held} of ${token}`;
   }
   return null;
+}
+
+/**
+ * USDC accounting identity: account balances, fees collected, funding dust, plus short
+ * minus long cost bases (with positions netting to zero, that is balances plus unrealized PnL).
+ * Constant from genesis on, whatever trades, funding and liquidations happen.
+ */
+export function usdcTotal(state: Exchange['state']): bigint {
+  let total = state.feesCollected + state.fundingDust;
+  for (const a of state.accounts.values()) {
+    total += a.usdc;
+    for (const p of a.positions.values()) total += p.szi < 0 ? p.entryNtl : -p.entryNtl;
+  }
+  return total;
 }

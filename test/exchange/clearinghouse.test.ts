@@ -1,0 +1,93 @@
+// The clearinghouse: oracle prices, funding, liquidations, leverage, and USDC conservation.
+import t from 'tap';
+import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
+import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
+
+const [A, B, C] = USERS as [string, string, string];
+const BTC = 0;
+
+t.test('oracle: weighted median of fresh validator prices; stale and unknown refused', async (t) => {
+  const g = devnetGenesis();
+  g.validators = [
+    { pubKey: 'aa'.repeat(32), power: 1 },
+    { pubKey: 'bb'.repeat(32), power: 1 },
+    { pubKey: 'cc'.repeat(32), power: 3 },
+  ];
+  const h = new Harness(g);
+  const btc = h.ex.state.perps[0]!;
+  h.idle(1);
+  const submit = (validator: string, px: string, time = h.time) => h.ex.submitOracle({ validator, time, prices: { BTC: px } });
+  t.match(submit('aa'.repeat(32), '101000'), { status: 'ok' });
+  t.equal(btc.engine.oraclePx, 1010000, 'one submission: its price');
+  submit('bb'.repeat(32), '99000');
+  submit('cc'.repeat(32), '100500');
+  t.equal(btc.engine.oraclePx, 1005000, 'power 3 of 5 carries the median');
+  t.match(submit('dd'.repeat(32), '1'), { status: 'err', error: { message: /unknown validator/ } });
+  t.match(submit('aa'.repeat(32), '1', h.time - 61_000), { status: 'err', error: { message: /stale/ } });
+  t.match(h.ex.submitOracle({ validator: 'aa'.repeat(32), time: h.time, prices: { DOGE: '1' } }), { status: 'err' });
+  h.idle(59_000);
+  h.ex.submitOracle({ validator: 'aa'.repeat(32), time: h.time, prices: { BTC: '102000' } });
+  t.equal(btc.engine.oraclePx, 1005000, 'the median of 99,000 (1), 100,500 (3), 102,000 (1) is 100,500');
+  h.idle(2_000); // bb and cc are now older than 60 s
+  t.equal(btc.engine.oraclePx, 1020000, 'only the fresh submission counts');
+});
+
+t.test('funding: hourly, longs pay shorts when the book trades above the oracle, USDC conserved', async (t) => {
+  const h = new Harness();
+  const start = usdcTotal(h.ex.state);
+  // A long 1 BTC, B short 1 BTC at 100,000; then the book sits 1% above the oracle.
+  h.order(B, lim(BTC, false, '100000', '1'));
+  h.order(A, lim(BTC, true, '100000', '1', 'Ioc'));
+  h.order(C, lim(BTC, true, '101000', '10'));
+  h.order(C, lim(BTC, false, '101100', '10'));
+  const events = [];
+  for (let i = 0; i < 720; i++) events.push(...h.idle(5_000)); // an hour of 5 s samples
+  const rates = events.filter((e) => e.kind === 'fundingRate');
+  t.ok(rates.length >= 1, 'a funding interval ended');
+  const btcRate = rates.find((e) => e.kind === 'fundingRate' && e.rate.coin === 'BTC');
+  // premium ~ +1% (impact bid 101,000 over oracle 100,000): rate per 8h = 1% - clamp, per hour /8.
+  t.match(btcRate, { rate: { coin: 'BTC', premium: /^0\.01/, fundingRate: /^0\.001/ } });
+  const pays = events.filter((e) => e.kind === 'funding');
+  t.match(pays.find((e) => e.user === A), { funding: { coin: 'BTC', usdc: /^-/ } }, 'the long paid');
+  t.match(pays.find((e) => e.user === B), { funding: { coin: 'BTC', usdc: /^[0-9]/ } }, 'the short received');
+  t.equal(usdcTotal(h.ex.state), start, 'conserved to the unit (dust kept)');
+  t.ok(h.ex.state.accounts.get(A)!.positions.get(BTC)!.funding > 0n);
+});
+
+t.test('liquidation: through the book, then the backstop, deficit from the insurance', async (t) => {
+  const h = new Harness();
+  const start = usdcTotal(h.ex.state);
+  // A goes long 190 BTC at 100,000 with 1,000,000 USDC (19x of 20x).
+  h.order(B, lim(BTC, false, '100000', '190'));
+  h.order(A, lim(BTC, true, '100000', '190', 'Ioc'));
+  t.equal(h.ex.state.accounts.get(A)!.positions.get(BTC)!.szi, 19_000_000);
+  // Some bids below for the book to absorb part of it.
+  h.order(C, lim(BTC, true, '94000', '50'));
+  // The market falls 6%: oracle, mid and last all near 94,000 -> A's value is about -140,000.
+  h.order(C, lim(BTC, false, '94100', '1'));
+  h.order(B, lim(BTC, false, '94000', '1', 'Ioc'));
+  const { events } = h.oracle({ BTC: '94000' });
+  const liq = events.filter((e) => e.kind === 'liquidation');
+  t.match(liq, [{ user: A, liquidation: { method: 'market+backstop', liquidatedPositions: [{ coin: 'BTC', szi: '190' }] } }]);
+  t.equal(h.ex.state.accounts.get(A)!.positions.size, 0, 'no position left');
+  t.ok(h.ex.state.accounts.get(A)!.usdc >= 0n, 'no negative equity left behind');
+  const backstop = h.ex.state.accounts.get(DEVNET_BACKSTOP)!;
+  t.ok(backstop.positions.get(BTC)!.szi > 0, 'the backstop holds what the book could not absorb');
+  t.match(events.filter((e) => e.kind === 'fill' && e.user === DEVNET_BACKSTOP), [{ fill: { liquidation: { liquidatedUser: A, method: 'backstop' } } }]);
+  t.equal(usdcTotal(h.ex.state), start, 'USDC conserved through the liquidation');
+  t.equal(bookInvariants(h.ex), null);
+});
+
+t.test('updateLeverage: bounded by maxLeverage, refused when positions would not fit', async (t) => {
+  const h = new Harness();
+  const lev = (user: string, leverage: number, isCross = true) => h.tx(user, { type: 'updateLeverage', asset: BTC, isCross, leverage }).result;
+  t.same(lev(A, 50), { status: 'ok', response: { type: 'default' } });
+  t.match(lev(A, 51), { status: 'err', error: { message: /from 1 to 50/ } });
+  t.match(lev(A, 10, false), { status: 'err', error: { message: /isolated/ } });
+  t.same(lev(B, 50), { status: 'ok', response: { type: 'default' } });
+  h.order(B, lim(BTC, false, '100000', '300'));
+  t.match(h.order(A, lim(BTC, true, '100000', '300', 'Ioc')), [{ filled: { totalSz: '300' } }], '30M notional at 50x: 600,000 margin');
+  t.match(lev(A, 20), { status: 'err', error: { code: 'INSUFFICIENT_MARGIN' } }, '1,500,000 at 20x does not fit');
+  t.equal(h.ex.state.accounts.get(A)!.leverage.get(BTC), 50, 'unchanged');
+  t.same(lev(A, 45), { status: 'ok', response: { type: 'default' } }, '666,667 at 45x fits');
+});
