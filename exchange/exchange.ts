@@ -13,6 +13,7 @@ import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateLeverage } from './leverage.ts';
+import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
@@ -52,7 +53,6 @@ export class Exchange {
   static fromGenesis(config: ExchangeConfig, balances: readonly GenesisBalance[], genesisTime: number): Exchange {
     const state = new ExchangeState(config);
     state.time = genesisTime;
-    state.fundingIntervalStart = genesisTime;
     state.lastPremiumSample = genesisTime;
     for (const m of state.perps) m.engine.oraclePx = m.referencePx;
     for (const b of balances) {
@@ -74,6 +74,7 @@ export class Exchange {
     this.state.height = height;
     this.state.time = time;
     refreshOracles(this.state); // submissions that went stale with the new time stop counting
+    advanceHours(this.state);
   }
 
   execute(tx: ExchangeTx): TxOutcome {

@@ -101,8 +101,11 @@ export function runFunding(ctx: TxContext): void {
     }
   }
   const interval = c.fundingIntervalMs;
-  if (Math.floor(state.time / interval) > Math.floor(state.fundingIntervalStart / interval)) {
-    state.fundingIntervalStart = Math.floor(state.time / interval) * interval;
+  const current = Math.floor(state.time / interval) * interval;
+  if (state.fundingIntervalStart === 0) {
+    state.fundingIntervalStart = current; // the chain's first block: the first interval begins
+  } else if (current > state.fundingIntervalStart) {
+    state.fundingIntervalStart = current;
     for (const m of state.perps) payFunding(ctx, m);
   }
 }

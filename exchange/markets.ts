@@ -43,6 +43,12 @@ export interface PerpMarket extends MarketBase {
   lastPremium: bigint;
   /** Accounts with a position in this market. */
   readonly holders: Set<string>;
+  /** Traded notional per hour of the last 24 (USD units), ring indexed by hour % 24. */
+  readonly hourlyVolume: bigint[];
+  /** Mark price at the start of each of the last 24 hours, same ring; 0 where unknown. */
+  readonly hourlyMark: number[];
+  /** The hour (time / 3,600,000) the ring was last advanced to. */
+  hour: number;
 }
 
 export interface SpotMarket extends MarketBase {
@@ -83,6 +89,9 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
       lastFundingRate: 0n,
       lastPremium: 0n,
       holders: new Set(),
+      hourlyVolume: new Array<bigint>(24).fill(0n),
+      hourlyMark: new Array<number>(24).fill(0),
+      hour: 0,
     };
   });
 }

@@ -4,7 +4,7 @@
 // count; without any fresh one the oracle keeps its last value.
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { PerpMarket } from './markets.ts';
-import { isExchangeError, parsePrice } from './order-rules.ts';
+import { parseScaled } from '../primitives/index.ts';
 import type { ExchangeState } from './state.ts';
 
 export interface OraclePrices {
@@ -46,9 +46,12 @@ export function applyOracle(state: ExchangeState, sub: OraclePrices): ExchangeEr
   for (const [coin, text] of Object.entries(sub.prices)) {
     const m = state.marketsByName.get(coin);
     if (m === undefined || m.kind !== 'perp') return exchangeError('INVALID_ACTION', `oracle price for unknown perpetual ${coin}`);
-    const px = typeof text === 'string' ? parsePrice(text, m.pxDecimals) : exchangeError('INVALID_PRICE', 'not a string');
-    if (isExchangeError(px)) return px;
-    parsed.push([m, px]);
+    // Oracle prices need not be order prices: any positive value with the market's decimals.
+    const px = typeof text === 'string' ? parseScaled(text, m.pxDecimals) : null;
+    if (px === null || px <= 0n || px > BigInt(Number.MAX_SAFE_INTEGER)) {
+      return exchangeError('INVALID_PRICE', `oracle price ${String(text)} for ${coin} is not a positive decimal with at most ${m.pxDecimals} decimals`);
+    }
+    parsed.push([m, Number(px)]);
   }
   for (const [m, px] of parsed) {
     const prev = m.oracleSubs.get(sub.validator);

@@ -7,6 +7,7 @@ import type { FillRecord } from './events.ts';
 import { feeOf, feeRates } from './fees.ts';
 import type { Market, PerpMarket, SpotMarket } from './markets.ts';
 import { accountOf, orderLeft, type TxContext } from './order-context.ts';
+import { addVolume } from './day-stats.ts';
 
 /** The taker's side of a fill: what settlement needs of the incoming order. */
 export interface TakerInfo {
@@ -104,6 +105,7 @@ export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: 
       fees += settleSpotSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
     }
     state.feesCollected += fees;
+    if (m.kind === 'perp') addVolume(m, ntl);
     m.lastPx = fill.px;
     total += ntl;
     if (maker.sz === 0) orderLeft(ctx, m, maker, 'filled');

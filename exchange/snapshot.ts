@@ -33,6 +33,7 @@ interface MarketSnapshot {
   /** Perps: oracle submissions [validator, px, time], and the funding accumulators. */
   oracleSubs?: [string, number, number][];
   funding?: { premiumSum: string; premiumSamples: number; lastFundingRate: string; lastPremium: string };
+  day?: { hour: number; volume: string[]; mark: number[] };
 }
 
 interface Snapshot {
@@ -99,6 +100,7 @@ export function snapshotState(state: ExchangeState): Json {
         ? {
             oracleSubs: [...m.oracleSubs.entries()].map(([v, sub]): [string, number, number] => [v, sub.px, sub.time]).sort(byKey),
             funding: { premiumSum: m.premiumSum.toString(), premiumSamples: m.premiumSamples, lastFundingRate: m.lastFundingRate.toString(), lastPremium: m.lastPremium.toString() },
+            day: { hour: m.hour, volume: m.hourlyVolume.map(String), mark: [...m.hourlyMark] },
           }
         : {}),
     })),
@@ -155,6 +157,11 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
         m.premiumSamples = ms.funding.premiumSamples;
         m.lastFundingRate = BigInt(ms.funding.lastFundingRate);
         m.lastPremium = BigInt(ms.funding.lastPremium);
+      }
+      if (ms.day !== undefined) {
+        m.hour = ms.day.hour;
+        ms.day.volume.forEach((v, i) => (m.hourlyVolume[i] = BigInt(v)));
+        ms.day.mark.forEach((v, i) => (m.hourlyMark[i] = v));
       }
     }
   }

@@ -23,7 +23,7 @@ export class ExchangeState {
   feesCollected = 0n;
   /** Funding rounding: payers pay rounded up, receivers get rounded down; the difference. */
   fundingDust = 0n;
-  /** Start (ms) of the funding interval in progress, and when the premium was last sampled. */
+  /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */
   fundingIntervalStart = 0;
   lastPremiumSample = 0;
   height = 0;

@@ -4,6 +4,8 @@ import { unrealizedPnl, initialMargin } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
 import { marginFigures } from './margin.ts';
+import { dayVolume, prevDayPx } from './day-stats.ts';
+import { fundingRate, impactPx, premiumOf } from './funding.ts';
 import type { Market, SpotMarket } from './markets.ts';
 import type { ExchangeState } from './state.ts';
 
@@ -42,6 +44,36 @@ export function spotMeta(state: ExchangeState) {
       isCanonical: true,
     })),
   };
+}
+
+const rate = (ppb: bigint) => formatScaled(ppb, 9);
+
+/** Hyperliquid's `metaAndAssetCtxs`: meta, then one context per perpetual in universe order. */
+export function metaAndAssetCtxs(state: ExchangeState) {
+  const ctxs = state.perps.map((m) => {
+    const bid = m.engine.bids.bestPx();
+    const ask = m.engine.asks.bestPx();
+    const impactBid = impactPx(state, m, true);
+    const impactAsk = impactPx(state, m, false);
+    let openInterest = 0;
+    for (const user of m.holders) {
+      const szi = state.accounts.get(user)?.positions.get(m.asset)?.szi ?? 0;
+      if (szi > 0) openInterest += szi;
+    }
+    const prev = prevDayPx(m);
+    return {
+      dayNtlVlm: usd(dayVolume(m)),
+      funding: rate(fundingRate(state, m).rate),
+      impactPxs: impactBid === null || impactAsk === null ? null : [formatScaled(impactBid, m.pxDecimals), formatScaled(impactAsk, m.pxDecimals)],
+      markPx: formatScaled(state.markPx(m), m.pxDecimals),
+      midPx: bid === undefined || ask === undefined ? null : formatScaled(BigInt(bid) * 5n + BigInt(ask) * 5n, m.pxDecimals + 1),
+      openInterest: formatScaled(openInterest, m.szDecimals),
+      oraclePx: formatScaled(m.engine.oraclePx, m.pxDecimals),
+      premium: rate(premiumOf(state, m)),
+      prevDayPx: formatScaled(prev > 0 ? prev : state.markPx(m), m.pxDecimals),
+    };
+  });
+  return [meta(state), ctxs] as const;
 }
 
 /** Spot markets as `GET /v1/spot/markets` lists them. */
@@ -129,6 +161,9 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
       const ntl = state.notional(m, state.markPx(m), abs);
       rawUsd += pos.szi > 0 ? -ntl : ntl; // Hyperliquid's totalRawUsd: USDC plus shorts, less longs
       const entry = divRound(pos.entryNtl, BigInt(abs) * m.ntlScale, 'nearest');
+      const upnl = unrealizedPnl(pos, ntl);
+      const entryMargin = initialMargin(pos.entryNtl, lev);
+      const allTime = acct.fundingAllTime.get(asset) ?? 0n;
       return {
         type: 'oneWay',
         position: {
@@ -137,9 +172,13 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
           entryPx: formatScaled(entry, m.pxDecimals),
           leverage: { type: 'cross', value: lev },
           positionValue: usd(ntl),
-          unrealizedPnl: usd(unrealizedPnl(pos, ntl)),
+          unrealizedPnl: usd(upnl),
+          returnOnEquity: entryMargin === 0n ? '0' : formatScaled((upnl * 100_000_000n) / entryMargin, 8),
+          liquidationPx: liquidationPx(state, m, pos.szi, f.accountValue - f.maintenanceMargin),
           marginUsed: usd(initialMargin(ntl, lev)),
           maxLeverage: m.config.maxLeverage,
+          // Signed like Hyperliquid's: positive when paid.
+          cumFunding: { allTime: usd(allTime), sinceOpen: usd(pos.funding), sinceChange: usd(pos.funding) },
         },
       };
     });
@@ -153,6 +192,22 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
     withdrawable: usd(free > 0n ? free : 0n),
     time: state.time,
   };
+}
+
+/**
+ * Price at which the account would reach its maintenance margin if only this position moved
+ * (Hyperliquid's formula): px - side * available / size / (1 - side * mmr), where available is
+ * account value less maintenance margin and mmr the maintenance rate. Null when never (<= 0).
+ */
+function liquidationPx(state: ExchangeState, m: ExchangeState['perps'][number], szi: number, available: bigint): string | null {
+  const side = szi > 0 ? 1n : -1n;
+  const lots = BigInt(Math.abs(szi));
+  const den = 10_000n * BigInt(m.config.maxLeverage);
+  const bps = BigInt(state.config.clearinghouse.maintenanceBps);
+  const mark = BigInt(state.markPx(m));
+  const shift = (available * den) / (lots * m.ntlScale * (den - side * bps));
+  const px = mark - side * shift;
+  return px > 0n ? formatScaled(px, m.pxDecimals) : null;
 }
 
 /** Spot balances (Hyperliquid's `spotClearinghouseState`): USDC first, then tokens by index. */

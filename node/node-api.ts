@@ -7,6 +7,8 @@ import type { ChainStore } from './storage.ts';
 
 /** Fills kept reachable per user by `userFills`. */
 const USER_FILLS_LIMIT = 2000;
+/** Records per time-range response (Hyperliquid's limit): page with the last time + 1. */
+const TIME_RANGE_LIMIT = 500;
 /** Most recent fills `userFillsByTime` looks through, as on Hyperliquid. */
 const USER_FILLS_REACH = 10_000;
 
@@ -45,6 +47,12 @@ export function makeNodeApi(deps: {
       return m === undefined ? null : { name: m.name, szDecimals: m.szDecimals, minSz: formatScaled(m.minSz, m.szDecimals) };
     },
     meta: () => views.meta(state),
+    metaAndAssetCtxs: () => views.metaAndAssetCtxs(state),
+    async fundingHistory(coin, start, end) {
+      const m = state.marketsByName.get(coin);
+      return m === undefined || m.kind !== 'perp' ? null : store.fundingHistory(coin, start, end, TIME_RANGE_LIMIT);
+    },
+    userFunding: (user, start, end) => store.userFunding(user, start, end, TIME_RANGE_LIMIT),
     spotMeta: () => views.spotMeta(state),
     allMids: () => views.allMids(state),
     l2Book: (coin) => views.l2Book(state, coin),

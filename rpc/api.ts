@@ -1,6 +1,6 @@
 // What rpc/ needs from the node, declared here and supplied by node/ (rpc never imports node/).
 import type {
-  ExchangeError, FillRecord, OrderStatus, OrderView, TxResult, views,
+  ExchangeError, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, TxResult, views,
 } from '../exchange/index.ts';
 import type { Address } from '../primitives/index.ts';
 
@@ -38,6 +38,11 @@ export interface NodeApi {
   /** Perp or spot market rules by asset index, for stateless pre-checks. */
   marketRules(asset: number): MarketRules | null;
   meta(): ReturnType<typeof views.meta>;
+  metaAndAssetCtxs(): ReturnType<typeof views.metaAndAssetCtxs>;
+  /** A perpetual's funding rates with start <= time < end, oldest first, at most 500; null for an unknown coin. */
+  fundingHistory(coin: string, start: number, end: number): Promise<FundingRateRecord[] | null>;
+  /** The user's funding payments with start <= time < end, oldest first, at most 500. */
+  userFunding(user: Address, start: number, end: number): Promise<FundingRecord[]>;
   spotMeta(): ReturnType<typeof views.spotMeta>;
   allMids(): Record<string, string>;
   l2Book(coin: string): ReturnType<typeof views.l2Book>;

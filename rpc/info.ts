@@ -9,6 +9,23 @@ type InfoHandler = (api: NodeApi, body: Body) => unknown;
 
 const HANDLERS: Record<string, InfoHandler> = {
   meta: (api) => api.meta(),
+  metaAndAssetCtxs: (api) => api.metaAndAssetCtxs(),
+  fundingHistory: async (api, body) => {
+    const coin = requireString(body, 'coin');
+    const { start, end } = timeRange(body);
+    const rates = await api.fundingHistory(coin, start, end);
+    if (rates === null) throw badRequest(`Unknown perpetual: ${coin}`, { field: 'coin' });
+    return rates;
+  },
+  userFunding: async (api, body) => {
+    const user = requireAddress(body, 'user');
+    const { start, end } = timeRange(body);
+    return (await api.userFunding(user, start, end)).map((f) => ({
+      delta: { type: 'funding', coin: f.coin, usdc: f.usdc, szi: f.szi, fundingRate: f.fundingRate, nSamples: null },
+      hash: `0x${'0'.repeat(64)}`,
+      time: f.time,
+    }));
+  },
   spotMeta: (api) => api.spotMeta(),
   allMids: (api) => api.allMids(),
   l2Book: (api, body) => {
@@ -25,8 +42,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
-    const start = requireInt(body, 'startTime');
-    const end = body.endTime === undefined || body.endTime === null ? Number.MAX_SAFE_INTEGER : requireInt(body, 'endTime');
+    const { start, end } = timeRange(body);
     const fills = await api.userFillsByTime(user, start, end);
     return body.aggregateByTime === true ? aggregateByTime(fills) : fills;
   },
@@ -48,7 +64,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'fundingHistory', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
+  'candleSnapshot', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
   'referral', 'delegatorSummary',
 ]);
 
@@ -73,6 +89,13 @@ function addDecimal(a: string, b: string): string {
   if (da === null || db === null) throw new Error(`invariant: not decimals: ${a}, ${b}`);
   const scale = Math.max(da.scale, db.scale);
   return formatScaled((toScaled(da, scale) ?? 0n) + (toScaled(db, scale) ?? 0n), scale);
+}
+
+/** `startTime` (required, inclusive) and `endTime` (optional, exclusive). */
+function timeRange(body: Body): { start: number; end: number } {
+  const start = requireInt(body, 'startTime');
+  const end = body.endTime === undefined || body.endTime === null ? Number.MAX_SAFE_INTEGER : requireInt(body, 'endTime');
+  return { start, end };
 }
 
 export async function handleInfo(api: NodeApi, body: Body): Promise<unknown> {
