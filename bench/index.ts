@@ -1,9 +1,11 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
+import { benchClearinghouse } from './clearinghouse.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,
+  clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
 };
 

@@ -8,7 +8,7 @@ import { applyFill, closableLots, type Account } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
 import type { Fill } from './engine/matching-engine.ts';
-import { marginFigures } from './margin.ts';
+import { marginFigures, type MarginFigures } from './margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
 import { isExchangeError } from './order-rules.ts';
@@ -20,14 +20,39 @@ import { toValidPrice } from './trigger-orders.ts';
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
 
-function underwater(ctx: TxContext, acct: Account): boolean {
-  if (acct.positions.size === 0) return false;
-  const f = marginFigures(ctx.state, acct);
-  return f.accountValue < f.maintenanceMargin;
+/** The account's figures when it is below maintenance margin at these marks, else null. */
+function underwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
+  if (acct.positions.size === 0) return null;
+  const f = marginFigures(ctx.state, acct, marks);
+  return f.accountValue < f.maintenanceMargin ? f : null;
+}
+
+/**
+ * A cheap screen before the exact (bigint) check: true only when the account is clear of its
+ * maintenance margin by a wide slack (0.1% and 0.01 USDC), computed in doubles. Doubles are
+ * exact up to 2^53 and their rounding is far inside the slack, and every machine computes the
+ * same doubles, so the screen never changes an outcome: accounts near the line go to the exact
+ * check. It keeps the sweep over many accounts from being bigint arithmetic throughout.
+ */
+function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): boolean {
+  const { state } = ctx;
+  const bps = state.config.clearinghouse.maintenanceBps;
+  let value = Number(acct.usdc);
+  let maintenance = 0;
+  for (const [asset, pos] of acct.positions) {
+    const m = state.perps[asset];
+    if (m === undefined) return false;
+    const ntl = Math.abs(pos.szi) * (marks[asset] as number) * Number(m.ntlScale);
+    const entry = Number(pos.entryNtl);
+    value += pos.szi > 0 ? ntl - entry : entry - ntl;
+    maintenance += (ntl * bps) / (10_000 * m.config.maxLeverage);
+  }
+  return value > maintenance * 1.001 + 1_000_000;
 }
 
 function cancelEverything(ctx: TxContext, acct: Account): void {
   for (const m of ctx.state.perps) {
+    if (m.engine.openCount(acct.address) === 0 && m.triggers.count(acct.address) === 0) continue;
     for (const o of [...m.engine.ownerOrders(acct.address)].sort((a, b) => a.oid - b.oid)) {
       const gone = m.engine.cancel(acct.address, o.oid);
       if (gone !== null) orderLeft(ctx, m, gone, 'liquidatedCanceled');
@@ -44,6 +69,7 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return;
   const isBuy = pos.szi < 0;
+  if (m.engine.side(!isBuy).bestPx() === undefined) return; // nothing to trade against
   const mark = ctx.state.markPx(m);
   const slip = ctx.state.config.clearinghouse.liquidationSlippageBps;
   const px = toValidPrice(Math.max(1, Math.floor((mark * (10_000 + (isBuy ? slip : -slip))) / 10_000)), m.pxDecimals, !isBuy);
@@ -91,13 +117,13 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
       },
     });
   }
-  afterPositionChange(ctx, m, backstop.address);
+  // The backstop's own orders (if it has any) follow its new position.
+  if (m.engine.openCount(backstop.address) > 0 || m.triggers.count(backstop.address) > 0) afterPositionChange(ctx, m, backstop.address);
   return true;
 }
 
-function liquidate(ctx: TxContext, acct: Account): void {
+function liquidate(ctx: TxContext, acct: Account, before: MarginFigures): void {
   const { state } = ctx;
-  const before = marginFigures(state, acct);
   const positions = [...acct.positions.entries()].sort(([a], [b]) => a - b).map(([asset, p]) => {
     const m = state.perps[asset] as PerpMarket;
     return { coin: m.name, szi: formatScaled(p.szi, m.szDecimals) };
@@ -138,14 +164,31 @@ function liquidate(ctx: TxContext, acct: Account): void {
   });
 }
 
-/** End-of-block sweep over every account holding a position, in address order. */
+/** Full sweeps run at most this often (block time), and whenever an oracle price moved. */
+export const SWEEP_INTERVAL_MS = 1000;
+
+/**
+ * End-of-block sweep over every account holding a position, in address order. It costs O(accounts
+ * with positions), so it runs when an oracle price changed or a second of block time has passed
+ * since the last one, not in every block of a busy second.
+ */
 export function runLiquidations(ctx: TxContext): void {
   const { state } = ctx;
+  const oracles = state.perps.map((m) => m.engine.oraclePx).join(',');
+  if (state.time - state.lastSweep < SWEEP_INTERVAL_MS && oracles === state.lastSweepOracles) return;
+  state.lastSweep = state.time;
+  state.lastSweepOracles = oracles;
   const holders = new Set<string>();
   for (const m of state.perps) for (const h of m.holders) holders.add(h);
   holders.delete(state.config.clearinghouse.backstop);
+  // Marks move as liquidations trade: they are taken once per sweep, and rechecked per account
+  // found under water before it is liquidated.
+  const marks = state.perps.map((m) => state.markPx(m));
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
-    if (acct !== undefined && underwater(ctx, acct)) liquidate(ctx, acct);
+    if (acct === undefined || clearlySafe(ctx, acct, marks) || underwater(ctx, acct, marks) === null) continue;
+    // Earlier liquidations in this sweep may have moved the marks: decide on the current ones.
+    const figures = underwater(ctx, acct, state.perps.map((m) => state.markPx(m)));
+    if (figures !== null) liquidate(ctx, acct, figures);
   }
 }

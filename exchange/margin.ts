@@ -14,7 +14,8 @@ export interface MarginFigures {
   readonly maintenanceMargin: bigint;
 }
 
-export function marginFigures(state: ExchangeState, acct: Account): MarginFigures {
+/** `marks`: mark prices by perp asset, when the caller computed them once for many accounts. */
+export function marginFigures(state: ExchangeState, acct: Account, marks?: readonly number[]): MarginFigures {
   let accountValue = acct.usdc;
   let positionMargin = 0n;
   let totalNtlPos = 0n;
@@ -22,7 +23,7 @@ export function marginFigures(state: ExchangeState, acct: Account): MarginFigure
   for (const [asset, pos] of acct.positions) {
     const market = state.perps[asset];
     if (market === undefined) continue;
-    const ntl = state.notional(market, state.markPx(market), Math.abs(pos.szi));
+    const ntl = state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
     accountValue += unrealizedPnl(pos, ntl);
     positionMargin += initialMargin(ntl, state.leverage(acct, market));
     totalNtlPos += ntl;

@@ -45,6 +45,8 @@ interface Snapshot {
   fundingDust: string;
   fundingIntervalStart: number;
   lastPremiumSample: number;
+  lastSweep: number;
+  lastSweepOracles: string;
   accounts: AccountRow[];
   markets: MarketSnapshot[];
   nonces: [string, number[]][];
@@ -88,6 +90,8 @@ export function snapshotState(state: ExchangeState): Json {
     fundingDust: state.fundingDust.toString(),
     fundingIntervalStart: state.fundingIntervalStart,
     lastPremiumSample: state.lastPremiumSample,
+    lastSweep: state.lastSweep,
+    lastSweepOracles: state.lastSweepOracles,
     accounts: [...state.accounts.values()].map(accountRow).sort((a, b) => byKey([a[0], 0], [b[0], 0])),
     markets: state.markets.map((m) => ({
       asset: m.asset,
@@ -134,6 +138,8 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   state.fundingDust = BigInt(snap.fundingDust);
   state.fundingIntervalStart = snap.fundingIntervalStart;
   state.lastPremiumSample = snap.lastPremiumSample;
+  state.lastSweep = snap.lastSweep;
+  state.lastSweepOracles = snap.lastSweepOracles;
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);

@@ -26,6 +26,9 @@ export class ExchangeState {
   /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */
   fundingIntervalStart = 0;
   lastPremiumSample = 0;
+  /** Block time of the last liquidation sweep and the oracle prices it saw. */
+  lastSweep = 0;
+  lastSweepOracles = '';
   height = 0;
   /** Time of the current block, ms. */
   time = 0;

@@ -46,15 +46,22 @@ export function parseScaled(text: string, decimals: number): bigint | null {
 
 /** Formats value * 10^-decimals as a normalized decimal: no exponent, no trailing zeros, "0" for zero. */
 export function formatScaled(value: bigint | number, decimals: number): string {
-  let v = typeof value === 'bigint' ? value : BigInt(value);
-  const negative = v < 0n;
-  if (negative) v = -v;
-  let s = v.toString();
+  let negative: boolean;
+  let s: string;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${value}`);
+    negative = value < 0;
+    s = String(negative ? -value : value);
+  } else {
+    negative = value < 0n;
+    s = (negative ? -value : value).toString();
+  }
   if (decimals > 0) {
-    s = s.padStart(decimals + 1, '0');
-    const int = s.slice(0, s.length - decimals);
-    const frac = s.slice(s.length - decimals).replace(/0+$/, '');
-    s = frac === '' ? int : `${int}.${frac}`;
+    if (s.length <= decimals) s = '0'.repeat(decimals + 1 - s.length) + s;
+    const point = s.length - decimals;
+    let end = s.length;
+    while (end > point && s.charCodeAt(end - 1) === 48 /* 0 */) end--;
+    s = end === point ? s.slice(0, point) : `${s.slice(0, point)}.${s.slice(point, end)}`;
   }
   return negative && s !== '0' ? `-${s}` : s;
 }
