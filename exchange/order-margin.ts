@@ -11,7 +11,7 @@ import type { ExchangeState } from './state.ts';
 export function restingLots(m: PerpMarket, owner: string, isBuy: boolean): { all: number; reduceOnly: number } {
   let all = 0;
   let reduceOnly = 0;
-  for (const o of m.engine.ownerOrders(owner)) {
+  for (let o = m.engine.ownerHead(owner); o !== null; o = o.ownerNext) {
     if (o.isBuy !== isBuy) continue;
     all += o.sz;
     if (o.reduceOnly) reduceOnly += o.sz;
@@ -34,11 +34,23 @@ export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarke
   return open === 0 ? 0n : initialMargin(state.notional(m, marginPx(m, isBuy, px), open), state.leverage(acct, m));
 }
 
+/**
+ * Margin of an order that just came to rest without trading: the newest on its side, so the
+ * closing capacity left to it is what the older orders on that side did not take.
+ */
+export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): bigint {
+  if (o.reduceOnly) return 0n;
+  const older = restingLots(m, acct.address, o.isBuy).all - o.sz;
+  const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - older);
+  const open = Math.max(0, o.sz - capacity);
+  return open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), state.leverage(acct, m));
+}
+
 /** Sets the margin of each of the owner's resting orders in the market from scratch. */
 export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
   const lev = state.leverage(acct, m);
   const bySide: [BookOrder[], BookOrder[]] = [[], []];
-  for (const o of m.engine.ownerOrders(acct.address)) bySide[o.isBuy ? 0 : 1].push(o);
+  for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) bySide[o.isBuy ? 0 : 1].push(o);
   for (const [i, orders] of bySide.entries()) {
     let capacity = closableLots(acct, m.asset, i === 0);
     orders.sort((a, b) => a.seq - b.seq);

@@ -11,7 +11,9 @@ export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string
   for (const isBuy of [true, false]) {
     let room = closableLots(acct, m.asset, isBuy);
     // Keep the oldest that fit (by queue sequence: list order is not part of the state), cancel the rest.
-    const ro = [...m.engine.ownerOrders(owner)].filter((o) => o.reduceOnly && o.isBuy === isBuy).sort((a, b) => a.seq - b.seq);
+    const ro = [];
+    for (let o = m.engine.ownerHead(owner); o !== null; o = o.ownerNext) if (o.reduceOnly && o.isBuy === isBuy) ro.push(o);
+    ro.sort((a, b) => a.seq - b.seq);
     const excess = [];
     for (const o of ro) {
       if (o.sz <= room) room -= o.sz;

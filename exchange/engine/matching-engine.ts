@@ -107,6 +107,11 @@ export class MatchingEngine {
     for (let o = this.owners.get(owner)?.head ?? null; o !== null; o = o.ownerNext) yield o;
   }
 
+  /** The newest of the owner's open orders; follow `ownerNext` for the rest (hot paths). */
+  ownerHead(owner: Address): BookOrder | null {
+    return this.owners.get(owner)?.head ?? null;
+  }
+
   byCloid(owner: Address, cloid: string): BookOrder | undefined {
     return this.cloids.get(`${owner}:${cloid}`);
   }
