@@ -23,7 +23,7 @@ function expectOk(out: ReturnType<Exchange['execute']>): void {
   }
 }
 
-function setup(): { ex: Exchange } {
+function setup(withPositions = true): { ex: Exchange } {
   const g = loadGenesis(devnetGenesis(), { localValidator: VALIDATOR });
   const balances: GenesisBalance[] = [...g.balances];
   for (let i = 0; i < ACCOUNTS; i++) balances.push({ address: address(i), usdc: 100_000n * 10n ** 8n, tokens: [] });
@@ -34,7 +34,7 @@ function setup(): { ex: Exchange } {
   // 200,000 of notional per market, 6x its 100,000 USDC, so a 20% move wipes out one side.
   const sizes = ['2', '57', '1333'];
   const prices = ['100000', '3500', '150'];
-  for (let i = 0; i + 1 < ACCOUNTS; i += 2) {
+  for (let i = 0; withPositions && i + 1 < ACCOUNTS; i += 2) {
     ex.beginBlock(++height, (time += 10));
     for (let a = 0; a < 3; a++) {
       const order = (user: string, isBuy: boolean, tif: string) => ({ hash: '0x', signer: user, nonce: time + a, vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a, b: isBuy, p: prices[a], s: sizes[a], r: false, t: { limit: { tif } } }] } });
@@ -45,37 +45,24 @@ function setup(): { ex: Exchange } {
   }
   let positions = 0;
   for (const m of ex.state.perps) positions += m.holders.size;
-  if (positions !== ACCOUNTS * 3) throw new Error(`setup opened ${positions} positions, not ${ACCOUNTS * 3}`);
+  if (withPositions && positions !== ACCOUNTS * 3) throw new Error(`setup opened ${positions} positions, not ${ACCOUNTS * 3}`);
   return { ex };
 }
 
-/** Set by a profiling script to wrap the placement phase. */
-export let profileHook: { start(): Promise<void>; stop(): Promise<void> } | undefined;
-export function setProfileHook(h: typeof profileHook): void {
-  profileHook = h;
+interface BenchOrder {
+  user: string;
+  asset: number;
+  isBuy: boolean;
+  px: number;
+  lots: number;
 }
 
-export async function benchClearinghouse(): Promise<void> {
-  const t0 = performance.now();
-  const { ex } = setup();
-  const setupMs = performance.now() - t0;
+/** Places the orders through the exchange, 100 a block; orders/s and how many were refused. */
+function place(ex: Exchange, orders: BenchOrder[], pxText: (a: number, px: number) => string, szText: string[]): { rate: number; refused: number } {
   let time = ex.state.time;
   let height = ex.height;
-  const rnd = mulberry32(42);
-  // Passive orders around the mids (no crossing), each from a random account, through the
-  // exchange; the same integer orders through a bare engine.
-  const orders = Array.from({ length: ORDERS }, () => {
-    const asset = Math.floor(rnd() * 3);
-    const isBuy = rnd() < 0.5;
-    const offset = 1 + Math.floor(rnd() * 500);
-    const px = (MIDS[asset] as number) + (isBuy ? -offset : offset) * [10, 10, 100][asset]!; // 5 significant figures
-    return { user: address(Math.floor(rnd() * ACCOUNTS)), asset, isBuy, px, lots: [10, 10, 10][asset] as number };
-  });
-  const pxText = (asset: number, px: number) => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
-  const szText = ['0.0001', '0.001', '0.1'];
   const batch = 100;
-  await profileHook?.start();
-  const tx0 = performance.now();
+  const t0 = performance.now();
   let refused = 0;
   for (let i = 0; i < orders.length; i += batch) {
     ex.beginBlock(++height, (time += 1000));
@@ -86,8 +73,31 @@ export async function benchClearinghouse(): Promise<void> {
       if (st === null || (typeof st === 'object' && 'error' in (st as object))) refused++;
     }
   }
-  const exchangeRate = orders.length / ((performance.now() - tx0) / 1000);
-  await profileHook?.stop();
+  return { rate: orders.length / ((performance.now() - t0) / 1000), refused };
+}
+
+export async function benchClearinghouse(): Promise<void> {
+  const t0 = performance.now();
+  const { ex } = setup();
+  const setupMs = performance.now() - t0;
+  const rnd = mulberry32(42);
+  // Passive orders around the mids (no crossing), each from a random account, through the
+  // exchange; the same integer orders through a bare engine.
+  const orders: BenchOrder[] = Array.from({ length: ORDERS }, () => {
+    const asset = Math.floor(rnd() * 3);
+    const isBuy = rnd() < 0.5;
+    const offset = 1 + Math.floor(rnd() * 500);
+    const px = (MIDS[asset] as number) + (isBuy ? -offset : offset) * [10, 10, 100][asset]!; // 5 significant figures
+    return { user: address(Math.floor(rnd() * ACCOUNTS)), asset, isBuy, px, lots: [10, 10, 10][asset] as number };
+  });
+  const pxText = (asset: number, px: number) => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
+  const szText = ['0.0001', '0.001', '0.1'];
+  const withPositions = place(ex, orders, pxText, szText);
+  const flat = setup(false).ex;
+  place(flat, orders, pxText, szText); // warm the same code on another chain
+  const without = place(setup(false).ex, orders, pxText, szText);
+  const exchangeRate = withPositions.rate;
+  const refused = withPositions.refused + without.refused;
   const makeBare = () => [0, 1, 2].map((asset) => new MatchingEngine({ pxDecimals: [1, 2, 4][asset]!, tick: 1, minSz: 1, maxOpenPerOwner: 1000, bandBps: 0 }, { nextOid: 1, nextTid: 1, nextSeq: 1 }));
   const warm = makeBare();
   orders.forEach((o, k) => warm[o.asset]!.place(k + 1, o.user, o.isBuy, o.px, o.lots, TIF_GTC, false, null, 0));
@@ -98,10 +108,11 @@ export async function benchClearinghouse(): Promise<void> {
 
   const { ms: sweepMs, liquidated } = sweep(ex);
   console.table({
-    'exchange placement (10,000 accounts x 3 positions)': { 'orders/s': Math.round(exchangeRate) },
+    'exchange placement, 10,000 accounts x 3 positions': { 'orders/s': Math.round(exchangeRate) },
+    'exchange placement, 10,000 accounts without positions': { 'orders/s': Math.round(without.rate) },
     'bare MatchingEngine, same orders': { 'orders/s': Math.round(bareRate) },
   });
-  console.log(`placement through the exchange is ${(bareRate / exchangeRate).toFixed(1)}x slower than the bare engine (${refused} of ${orders.length} refused; setup ${setupMs.toFixed(0)} ms)`);
+  console.log(`with positions vs without: ${(without.rate / exchangeRate).toFixed(2)}x; vs the bare engine: ${(bareRate / exchangeRate).toFixed(1)}x (${refused} refused; setup ${setupMs.toFixed(0)} ms)`);
   console.log(`liquidation sweep after a 20% move: ${sweepMs.toFixed(1)} ms over ${ACCOUNTS} accounts, ${liquidated} liquidated`);
 }
 
