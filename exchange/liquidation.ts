@@ -181,14 +181,16 @@ export function runLiquidations(ctx: TxContext): void {
   const holders = new Set<string>();
   for (const m of state.perps) for (const h of m.holders) holders.add(h);
   holders.delete(state.config.clearinghouse.backstop);
-  // Marks move as liquidations trade: they are taken once per sweep, and rechecked per account
-  // found under water before it is liquidated.
-  const marks = state.perps.map((m) => state.markPx(m));
+  // A liquidation that trades through the book can move the marks: they are taken again after
+  // each one, so every account is judged at the marks of the moment.
+  const markAll = () => state.perps.map((m) => state.markPx(m));
+  let marks = markAll();
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
-    if (acct === undefined || clearlySafe(ctx, acct, marks) || underwater(ctx, acct, marks) === null) continue;
-    // Earlier liquidations in this sweep may have moved the marks: decide on the current ones.
-    const figures = underwater(ctx, acct, state.perps.map((m) => state.markPx(m)));
-    if (figures !== null) liquidate(ctx, acct, figures);
+    if (acct === undefined || clearlySafe(ctx, acct, marks)) continue;
+    const figures = underwater(ctx, acct, marks);
+    if (figures === null) continue;
+    liquidate(ctx, acct, figures);
+    marks = markAll();
   }
 }
