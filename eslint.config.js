@@ -16,7 +16,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['bin/**/*.js', 'eslint.config.js'],
+    files: ['bin/**/*.js', 'node/**/*.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {

@@ -2,11 +2,13 @@
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
+import { benchSignatures } from './signatures.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,
   clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
+  signatures: benchSignatures,
 };
 
 const only = process.argv[2];

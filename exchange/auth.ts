@@ -59,21 +59,34 @@ function separatorOf(d: Eip712Domain): Uint8Array {
   return sep;
 }
 
+export interface SignedFields {
+  readonly action: unknown;
+  readonly nonce: number;
+  readonly vaultAddress: Address | null;
+  readonly signature: unknown;
+}
+
+/** The address the signature recovers to under one binding, or null when it recovers to none. */
+export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding): Address | null {
+  const sig = parseSignature(req.signature);
+  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return null;
+  if (binding === 'literal' && !cfg.literalNonceBinding) return null;
+  const connectionId = binding === 'action' ? actionConnectionId(req.action, req.nonce, req.vaultAddress) : literalConnectionId(req.nonce);
+  return recoverAddress(agentDigest(separatorOf(cfg.domain), cfg.source, connectionId), sig);
+}
+
+/** The bindings to try, in order: the action binding first, the literal one where allowed. */
+export function allowedBindings(cfg: AuthConfig): Binding[] {
+  return cfg.literalNonceBinding ? ['action', 'literal'] : ['action'];
+}
+
 /**
  * Addresses the signature recovers to under the allowed bindings, action binding first, computed
  * lazily: a caller that accepts the first known signer pays for one recovery, not two.
  */
-export function* signerCandidates(
-  cfg: AuthConfig,
-  req: { action: unknown; nonce: number; vaultAddress: Address | null; signature: unknown },
-): Generator<SignerCandidate> {
-  const sig = parseSignature(req.signature);
-  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return;
-  const sep = separatorOf(cfg.domain);
-  const bindings: [Binding, () => Uint8Array][] = [['action', () => actionConnectionId(req.action, req.nonce, req.vaultAddress)]];
-  if (cfg.literalNonceBinding) bindings.push(['literal', () => literalConnectionId(req.nonce)]);
-  for (const [binding, connectionId] of bindings) {
-    const address = recoverAddress(agentDigest(sep, cfg.source, connectionId()), sig);
+export function* signerCandidates(cfg: AuthConfig, req: SignedFields): Generator<SignerCandidate> {
+  for (const binding of allowedBindings(cfg)) {
+    const address = recoverSigner(cfg, req, binding);
     if (address !== null) yield { binding, address };
   }
 }

@@ -12,8 +12,8 @@ export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';
 export * as views from './views.ts';
 export { parsePrice, parseSize, isExchangeError } from './order-rules.ts';
 export {
-  signerCandidates, signingHint, exchangeDomain, actionConnectionId, literalConnectionId, parseSignature,
-  type AuthConfig, type Binding, type SignatureWire, type SignerCandidate,
+  signerCandidates, recoverSigner, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,
+  parseSignature, type AuthConfig, type Binding, type SignatureWire, type SignerCandidate, type SignedFields,
 } from './auth.ts';
 export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';

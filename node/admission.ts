@@ -2,8 +2,9 @@
 // nonce against the node clock, refuse duplicates. Execution repeats the state checks against
 // the block, so admission only saves a round trip for requests that would fail anyway.
 import {
-  exchangeError, knownSigner, signerCandidates, signingHint, type AuthConfig, type Exchange,
+  allowedBindings, exchangeError, knownSigner, signingHint, type AuthConfig, type Exchange,
 } from '../exchange/index.ts';
+import type { SignerRecovery } from './signer-pool.ts';
 import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
@@ -11,6 +12,8 @@ import { encodeRequest } from './tx-codec.ts';
 
 export interface AdmissionDeps {
   readonly auth: AuthConfig;
+  /** Where signatures are recovered (a worker pool, off the event loop). */
+  readonly recovery: SignerRecovery;
   readonly exchange: Exchange;
   readonly mempool: Mempool;
   readonly now: () => number;
@@ -23,9 +26,11 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   // Recover lazily: the first binding that yields a known signer ends the search.
   const seen: string[] = [];
   let signer: string | null = null;
-  for (const c of signerCandidates(d.auth, req)) {
-    seen.push(c.address);
-    signer = knownSigner(d.exchange, [c], req.vaultAddress);
+  for (const binding of allowedBindings(d.auth)) {
+    const address = await d.recovery.recover(req, binding);
+    if (address === null) continue;
+    seen.push(address);
+    signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
     if (signer !== null) break;
   }
   if (seen.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };

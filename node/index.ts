@@ -1,3 +1,4 @@
 // node/: wiring of storage, mempool, execution, consensus engine and API servers.
 export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig } from './node.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
+export { WorkerPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';

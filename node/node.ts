@@ -1,5 +1,6 @@
 // A running node: storage, state, mempool, consensus engine and API servers, wired together.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -14,6 +15,7 @@ import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
 import { Mempool } from './mempool.ts';
+import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signer-pool.ts';
 import { DevnetPriceFeeder } from './price-feeder.ts';
 import { encodeOracleTx } from './system-tx.ts';
 import { makeNodeApi } from './node-api.ts';
@@ -30,6 +32,8 @@ export interface NodeConfig {
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
   readonly snapshotInterval: number;
+  /** Worker threads recovering signers (0: on the main thread). */
+  readonly signerWorkers: number;
   /** Publish the validator's oracle prices this often (ms); 0 publishes none. */
   readonly oracleIntervalMs: number;
   readonly mempoolCapacity: number;
@@ -50,6 +54,7 @@ export const DEFAULT_NODE_CONFIG = {
   maxBlockTxs: 10_000,
   snapshotInterval: 1000,
   oracleIntervalMs: 3000,
+  signerWorkers: Math.max(1, Math.min(4, availableParallelism())),
   mempoolCapacity: 50_000,
   maxBodyBytes: 256 << 10,
   maxBlockBytes: 4 << 20,
@@ -91,6 +96,17 @@ async function wipe(dataDir: string): Promise<void> {
   await rm(dataDir, { recursive: true, force: true });
 }
 
+/** Signer recovery on worker threads; inline when `signerWorkers` is 0 or workers cannot start. */
+async function startRecovery(auth: AuthConfig, config: NodeConfig): Promise<SignerRecovery> {
+  if (config.signerWorkers === 0) return new InlineRecovery(auth);
+  try {
+    return await WorkerPoolRecovery.start(auth, config.signerWorkers);
+  } catch (err) {
+    config.log(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
+    return new InlineRecovery(auth);
+  }
+}
+
 /** Opens the store and rebuilds the state at its committed head: snapshot, then replay. */
 async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
   const known = await store.genesisHash();
@@ -127,6 +143,7 @@ export class SvcNode {
     readonly restPort: number,
     private readonly halted: () => boolean,
     private readonly oracleTimer: NodeJS.Timeout | null,
+    private readonly recovery: SignerRecovery,
   ) {}
 
   get restUrl(): string {
@@ -182,6 +199,7 @@ export class SvcNode {
       source: genesis.file.network === 'mainnet' ? 'a' : 'b',
       literalNonceBinding: genesis.file.auth.literalNonceBinding,
     };
+    const recovery = await startRecovery(auth, config);
     const api = makeNodeApi({
       exchange,
       chain,
@@ -190,7 +208,7 @@ export class SvcNode {
       submit: (req) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
-          : admit({ auth, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
+          : admit({ auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
     });
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
     const restPort = await rest.listen();
@@ -204,7 +222,7 @@ export class SvcNode {
       void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
       engine.notifyTxs();
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -216,6 +234,7 @@ export class SvcNode {
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       await this.store.close();
+      await this.recovery.close();
     })();
     return this.stopping;
   }

@@ -1,4 +1,7 @@
-// Hashing and secp256k1 signer recovery (reference implementation: @noble/*).
+// Hashing and secp256k1 signer recovery. @noble/* is the reference implementation; recovery uses
+// the native libsecp256k1 of the `secp256k1` package when it loads (about 20x faster), with
+// tests holding the two equal.
+import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, type Address } from './bytes.ts';
@@ -17,20 +20,62 @@ export interface RecoverableSignature {
   recovery: number;
 }
 
+interface NativeSecp256k1 {
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+function loadNative(): NativeSecp256k1 | null {
+  if (process.env.SVC_PURE_JS_CRYPTO === '1') return null;
+  try {
+    return createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+  } catch {
+    return null; // no prebuilt binary for this platform: the pure JS path serves
+  }
+}
+
+const native = loadNative();
+
+/** Whether recovery runs on the native libsecp256k1. */
+export const nativeSecp256k1 = native !== null;
+
+/** The checks both implementations share: canonical (low-s) and in range. */
+function wellFormed(sig: RecoverableSignature): boolean {
+  const { r, s, recovery } = sig;
+  return r > 0n && r < CURVE_N && s > 0n && s <= HALF_N && (recovery === 0 || recovery === 1);
+}
+
+function word(v: bigint): string {
+  return v.toString(16).padStart(64, '0');
+}
+
+/** Pure JS recovery (the reference). */
+export function recoverAddressNoble(digest: Uint8Array, sig: RecoverableSignature): Address | null {
+  if (!wellFormed(sig)) return null;
+  try {
+    const point = new secp256k1.Signature(sig.r, sig.s, sig.recovery).recoverPublicKey(digest);
+    return publicKeyToAddress(point.toBytes(false));
+  } catch {
+    return null;
+  }
+}
+
+/** Native recovery; null also when the native module is not available. */
+export function recoverAddressNative(digest: Uint8Array, sig: RecoverableSignature): Address | null {
+  if (native === null || !wellFormed(sig)) return null;
+  try {
+    const rs = Buffer.from(word(sig.r) + word(sig.s), 'hex');
+    return publicKeyToAddress(native.ecdsaRecover(rs, sig.recovery, digest, false));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Recovers the signing address of a 32-byte digest, or null when the signature is not a valid,
  * canonical (low-s) secp256k1 signature for any key.
  */
 export function recoverAddress(digest: Uint8Array, sig: RecoverableSignature): Address | null {
-  const { r, s, recovery } = sig;
-  if (r <= 0n || r >= CURVE_N || s <= 0n || s > HALF_N) return null;
-  if (recovery !== 0 && recovery !== 1) return null;
-  try {
-    const point = new secp256k1.Signature(r, s, recovery).recoverPublicKey(digest);
-    return publicKeyToAddress(point.toBytes(false));
-  } catch {
-    return null;
-  }
+  return native === null ? recoverAddressNoble(digest, sig) : recoverAddressNative(digest, sig);
 }
 
 /** Address of an uncompressed (65-byte, 0x04-prefixed) public key. */

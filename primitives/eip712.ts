@@ -30,9 +30,17 @@ export function domainSeparator(d: Eip712Domain): Uint8Array {
   );
 }
 
+/** keccak256 of each `source` string seen (there are two: "a" and "b"). */
+const sourceHashes = new Map<string, Uint8Array>();
+
 /** Digest that eth_signTypedData_v4 signs for primary type Agent. */
 export function agentDigest(separator: Uint8Array, source: string, connectionId: Uint8Array): Uint8Array {
   if (connectionId.length !== 32) throw new RangeError('connectionId must be 32 bytes');
-  const struct = keccak256(concatBytes(AGENT_TYPE, keccak256(utf8(source)), connectionId));
+  let sourceHash = sourceHashes.get(source);
+  if (sourceHash === undefined) {
+    sourceHash = keccak256(utf8(source));
+    if (sourceHashes.size < 16) sourceHashes.set(source, sourceHash);
+  }
+  const struct = keccak256(concatBytes(AGENT_TYPE, sourceHash, connectionId));
   return keccak256(concatBytes(Uint8Array.of(0x19, 0x01), separator, struct));
 }

@@ -46,3 +46,34 @@ t.test('canonical JSON equals the RFC 8785 reference package', async (t) => {
   ];
   for (const s of samples) t.equal(canonicalize(s), canonicalizeRef(s));
 });
+
+t.test('native and pure JS recovery agree, also on bad signatures', async (t) => {
+  const { nativeSecp256k1, recoverAddressNative, recoverAddressNoble } = await import('../../primitives/index.ts');
+  t.ok(nativeSecp256k1, 'the native module loads on this platform');
+  const wallet = Wallet.createRandom();
+  const sep = domainSeparator(DOMAIN);
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  let compared = 0;
+  for (let i = 0; i < 40; i++) {
+    const connectionId = hexlify(randomBytes(32));
+    const sig = Signature.from(await wallet.signTypedData(DOMAIN, AGENT_TYPES, { source: 'b', connectionId }));
+    const digest = agentDigest(sep, 'b', hexToBytes(connectionId));
+    const good = { r: BigInt(sig.r), s: BigInt(sig.s), recovery: sig.v - 27 };
+    const variants = [
+      good,
+      { ...good, recovery: 1 - good.recovery }, // wrong v: another key or none
+      { ...good, s: n - good.s, recovery: 1 - good.recovery }, // high s
+      { ...good, r: 0n },
+      { ...good, r: n },
+      { ...good, s: 0n },
+      { ...good, r: BigInt(hexlify(randomBytes(32))) % n }, // r not on the curve, often
+      { ...good, recovery: 2 },
+    ];
+    for (const v of variants) {
+      t.equal(recoverAddressNative(digest, v), recoverAddressNoble(digest, v));
+      compared++;
+    }
+    t.equal(recoverAddressNative(digest, good), wallet.address.toLowerCase());
+  }
+  t.equal(compared, 320);
+});
