@@ -45,7 +45,8 @@ const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
 
 /** The message for an engine rejection, naming the offending value. */
 export function engineReject(code: number, m: Market, isBuy: boolean, px: number, sz: number): ExchangeError {
-  const price = formatScaled(px, m.pxDecimals);
+  // An out-of-range number is itself the reason for some rejections: never fail to name it.
+  const price = Number.isSafeInteger(px) ? formatScaled(px, m.pxDecimals) : String(px);
   switch (code) {
     case REJECT_SIG_FIGS:
       return exchangeError('INVALID_PRICE', `${price} has more than 5 significant figures`);
@@ -55,7 +56,7 @@ export function engineReject(code: number, m: Market, isBuy: boolean, px: number
       return exchangeError('PRICE_OUT_OF_RANGE', `${price} is too far from the oracle price ${formatScaled(m.engine.oraclePx, m.pxDecimals)}`);
     case REJECT_MIN_SIZE: {
       const min = formatScaled(m.minSz, m.szDecimals);
-      const provided = formatScaled(sz, m.szDecimals);
+      const provided = Number.isSafeInteger(sz) ? formatScaled(sz, m.szDecimals) : String(sz);
       return exchangeError('SIZE_BELOW_MINIMUM', `${provided} < ${min}`, { field: 's', min, provided });
     }
     case REJECT_MAX_OPEN:
@@ -95,6 +96,9 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
     if (spec.tif !== TIF_IOC) room -= restingLots(m, acct.address, spec.isBuy).reduceOnly;
     if (room <= 0) return ERR.reduceOnly();
     sz = Math.min(sz, room);
+  }
+  if (spec.cloid !== null && !replacing && m.kind === 'perp' && m.triggers.byCloid(acct.address, spec.cloid) !== undefined) {
+    return exchangeError('DUPLICATE_CLOID');
   }
   if (spec.tif !== TIF_IOC && !replacing) {
     const open = m.engine.openCount(acct.address) + (m.kind === 'perp' ? m.triggers.count(acct.address) : 0);

@@ -8,7 +8,7 @@ import type { BookOrder } from './engine/book-order.ts';
 import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
-import { ERR, emitBookOrder, emitTrigger, type TxContext } from './order-context.ts';
+import { ERR, emitBookOrder, emitTrigger, parentDone, type TxContext } from './order-context.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { isExchangeError } from './order-rules.ts';
 import { engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
@@ -58,6 +58,9 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   if (priceCode !== 0) return engineReject(priceCode, m, req.isBuy, nums.px, nums.sz);
   if (nums.sz < m.minSz) return engineReject(REJECT_MIN_SIZE, m, req.isBuy, nums.px, nums.sz);
   const tif = TIF_CODES[req.tif ?? 'Gtc'];
+  if (req.cloid !== null && req.cloid !== o.cloid && m.kind === 'perp' && m.triggers.byCloid(acct.address, req.cloid) !== undefined) {
+    return exchangeError('DUPLICATE_CLOID');
+  }
   const sameOrder = req.isBuy === o.isBuy && tif === o.tif && req.reduceOnly === o.reduceOnly && req.cloid === o.cloid;
   const bestOpp = m.engine.side(!req.isBuy).bestPx();
   const crosses = bestOpp !== undefined && (req.isBuy ? nums.px >= bestOpp : nums.px <= bestOpp);
@@ -80,17 +83,22 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   const old = { isBuy: o.isBuy, px: o.px, sz: o.sz, origSz: o.origSz, seq: o.seq, tif: o.tif, reduceOnly: o.reduceOnly, cloid: o.cloid, timestamp: o.timestamp };
   const improves = sameOrder && !crosses && nums.sz <= o.sz && (o.isBuy ? nums.px > o.px : nums.px < o.px);
   const oid = o.oid;
-  const held = acct.holds.get(oid);
+  // Copy the hold: releasing the order zeroes the Hold object itself.
+  const hold = acct.holds.get(oid);
+  const held = hold === undefined ? null : { token: hold.token, amount: hold.amount };
   m.engine.cancel(acct.address, oid);
   acct.releaseOrder(oid);
   const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, ...(improves ? { seq: old.seq } : {}) };
   const out = submitLimit(ctx, acct, m, spec, true);
-  if (!isExchangeError(out)) return null;
-  // Refused before the engine took it (nothing else moved): put the old order back.
-  if (out.code !== 'IOC_NO_MATCH' && out.code !== 'SELF_TRADE_PREVENTED') {
-    m.engine.restore(oid, acct.address, old.isBuy, old.px, old.sz, old.origSz, old.seq, old.tif, old.reduceOnly, old.cloid, old.timestamp);
-    if (m.kind === 'perp') recomputeOrderMargins(ctx.state, acct, m);
-    else if (held !== undefined) acct.hold(oid, held.token, held.amount);
+  if (!isExchangeError(out)) {
+    // A TP/SL parent that traded and no longer rests is done: its legs go live.
+    if (m.kind === 'perp' && !m.engine.orders.has(oid)) parentDone(ctx, m, oid, old.origSz - old.sz + out.filledLots);
+    return null;
   }
+  // The new version did not trade (an Ioc that met nothing, or only the owner's own orders,
+  // which self-trade prevention cancelled): the old order goes back as it was.
+  m.engine.restore(oid, acct.address, old.isBuy, old.px, old.sz, old.origSz, old.seq, old.tif, old.reduceOnly, old.cloid, old.timestamp);
+  if (m.kind === 'perp') recomputeOrderMargins(ctx.state, acct, m);
+  else if (held !== null) acct.hold(oid, held.token, held.amount);
   return out;
 }

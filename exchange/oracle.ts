@@ -16,6 +16,12 @@ export interface OraclePrices {
   readonly prices: Readonly<Record<string, string>>;
 }
 
+/**
+ * Largest oracle price in price units: orders priced off the oracle (triggers, liquidations:
+ * mark +/- slippage) must stay exact integers, so a tenth of the safe range.
+ */
+const MAX_ORACLE_UNITS = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 10));
+
 /** Power-weighted median of fresh submissions (ties broken by validator key); null when none. */
 export function weightedMedian(state: ExchangeState, m: PerpMarket): number | null {
   const { validators, oracleStalenessMs } = state.config.clearinghouse;
@@ -48,7 +54,7 @@ export function applyOracle(state: ExchangeState, sub: OraclePrices): ExchangeEr
     if (m === undefined || m.kind !== 'perp') return exchangeError('INVALID_ACTION', `oracle price for unknown perpetual ${coin}`);
     // Oracle prices need not be order prices: any positive value with the market's decimals.
     const px = typeof text === 'string' ? parseScaled(text, m.pxDecimals) : null;
-    if (px === null || px <= 0n || px > BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (px === null || px <= 0n || px > MAX_ORACLE_UNITS) {
       return exchangeError('INVALID_PRICE', `oracle price ${String(text)} for ${coin} is not a positive decimal with at most ${m.pxDecimals} decimals`);
     }
     parsed.push([m, Number(px)]);

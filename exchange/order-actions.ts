@@ -4,7 +4,7 @@ import type { CancelAction, CancelByCloidAction, ModifyAction, OrderAction, Orde
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
-import { isExchangeError } from './order-rules.ts';
+import { isExchangeError, parseSize } from './order-rules.ts';
 import { placeLimitOrder } from './limit-orders.ts';
 import { placeTrigger } from './trigger-orders.ts';
 import { modifyOrder } from './modify.ts';
@@ -43,6 +43,7 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
   const statuses: OrderStatusResult[] = [];
   let parentOid: number | null = null;
   let parentResting = false;
+  let parentFilled = Infinity; // lots the parent filled at once; legs are at most that
   if (grouped) {
     if (first.trigger !== null) return action.orders.map(() => ({ error: exchangeError('INVALID_ACTION', 'normalTpsl starts with a limit order').message }));
     const s = placeOne(ctx, acct, first);
@@ -52,7 +53,10 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
       parentOid = s.resting.oid;
       parentResting = true;
     } else {
-      parentOid = s.filled.oid; // filled at once: the legs are live at once
+      parentOid = s.filled.oid; // filled at once (an Ioc perhaps partly): the legs are live at once
+      const m0 = ctx.state.market(first.asset);
+      const lots = m0 === undefined ? null : parseSize(s.filled.totalSz, m0.szDecimals);
+      if (typeof lots === 'number') parentFilled = lots;
     }
   }
   const m = ctx.state.market(legs[0]?.asset ?? -1);
@@ -64,7 +68,11 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
     }
     const s = placeTrigger(ctx, acct, m, leg, action.grouping, { parent: parentResting ? parentOid : null, active: !parentResting });
     statuses.push(s);
-    if ('resting' in s) placed.push(s.resting.oid);
+    if ('resting' in s) {
+      placed.push(s.resting.oid);
+      const t = m.triggers.orders.get(s.resting.oid);
+      if (t !== undefined && grouped && !parentResting && t.sz > parentFilled) t.sz = parentFilled;
+    }
   }
   if (m !== undefined && m.kind === 'perp') {
     linkSiblings(m, placed);

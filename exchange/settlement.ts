@@ -1,7 +1,7 @@
 // Settling fills: positions, balances and fees move for both sides, and both get a fill record.
 import { formatScaled } from '../primitives/index.ts';
 import { applyFill, type Account } from './account.ts';
-import { TOKEN_DECIMALS, USD_DECIMALS } from './config.ts';
+import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import type { Fill } from './engine/matching-engine.ts';
 import type { FillRecord } from './events.ts';
 import { feeOf, feeRates } from './fees.ts';
@@ -104,7 +104,11 @@ export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: 
       fees = settleSpotSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
       fees += settleSpotSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
     }
-    state.feesCollected += fees;
+    if (m.kind === 'spot' && m.quote.index !== USDC_TOKEN_INDEX) {
+      state.tokenFees.set(m.quote.index, (state.tokenFees.get(m.quote.index) ?? 0n) + fees);
+    } else {
+      state.feesCollected += fees;
+    }
     if (m.kind === 'perp') addVolume(m, ntl);
     m.lastPx = fill.px;
     total += ntl;

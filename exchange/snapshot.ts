@@ -42,6 +42,7 @@ interface Snapshot {
   time: number;
   ids: { nextOid: number; nextTid: number; nextSeq: number };
   feesCollected: string;
+  tokenFees: [number, string][];
   fundingDust: string;
   fundingIntervalStart: number;
   lastPremiumSample: number;
@@ -87,6 +88,7 @@ export function snapshotState(state: ExchangeState): Json {
     time: state.time,
     ids: { ...state.ids },
     feesCollected: state.feesCollected.toString(),
+    tokenFees: [...state.tokenFees.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum),
     fundingDust: state.fundingDust.toString(),
     fundingIntervalStart: state.fundingIntervalStart,
     lastPremiumSample: state.lastPremiumSample,
@@ -135,6 +137,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   state.time = snap.time;
   Object.assign(state.ids, snap.ids);
   state.feesCollected = BigInt(snap.feesCollected);
+  for (const [t, v] of snap.tokenFees) state.tokenFees.set(t, BigInt(v));
   state.fundingDust = BigInt(snap.fundingDust);
   state.fundingIntervalStart = snap.fundingIntervalStart;
   state.lastPremiumSample = snap.lastPremiumSample;

@@ -21,6 +21,8 @@ export class ExchangeState {
   readonly tpslChildren = new Map<number, number[]>();
   /** Trading fees collected, USD units. */
   feesCollected = 0n;
+  /** Spot fees collected in quote tokens other than USDC, by token (10^-8 units). */
+  readonly tokenFees = new Map<number, bigint>();
   /** Funding rounding: payers pay rounded up, receivers get rounded down; the difference. */
   fundingDust = 0n;
   /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */

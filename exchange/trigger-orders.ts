@@ -74,7 +74,8 @@ export function placeTrigger(ctx: TxContext, acct: Account, m: PerpMarket, req: 
 }
 
 /** Rounds a price in units to at most 5 significant figures, toward `up` or down. */
-export function toValidPrice(px: number, pxDecimals: number, up: boolean): number {
+export function toValidPrice(raw: number, pxDecimals: number, up: boolean): number {
+  const px = Math.min(Math.max(1, Math.floor(raw)), Math.floor(Number.MAX_SAFE_INTEGER / 10));
   const scale = 10 ** pxDecimals;
   if (px % scale === 0) return px;
   const digits = String(px).length;

@@ -91,3 +91,16 @@ t.test('updateLeverage: bounded by maxLeverage, refused when positions would not
   t.equal(h.ex.state.accounts.get(A)!.leverage.get(BTC), 50, 'unchanged');
   t.same(lev(A, 45), { status: 'ok', response: { type: 'default' } }, '666,667 at 45x fits');
 });
+
+t.test('review regression: absurd oracle prices are refused; large ones cannot make the block end throw', async (t) => {
+  const h = new Harness();
+  h.order(B, lim(BTC, false, '100000', '0.01'));
+  h.order(A, lim(BTC, true, '100000', '0.01', 'Ioc')); // A long, B short
+  h.order(A, { a: BTC, b: false, p: '50000', s: '0.01', r: true, t: { trigger: { isMarket: true, triggerPx: '90000', tpsl: 'sl' } } });
+  h.order(C, lim(BTC, false, '110000', '1'));
+  const absurd = h.oracle({ BTC: '900719925474099.1' });
+  t.match(absurd.result, { status: 'err', error: { code: 'INVALID_PRICE' } });
+  t.doesNotThrow(() => h.oracle({ BTC: '90071992547409.1' }), 'the largest accepted oracle price');
+  t.doesNotThrow(() => h.idle(2000));
+  t.equal(bookInvariants(h.ex), null);
+});

@@ -182,3 +182,35 @@ t.test('modify: a price that now crosses trades at once under the same oid', asy
   t.equal(h.resting(2)?.sz, 50000, 'the rest rests under the same oid');
   t.same(statuses(h.tx(A, { type: 'cancel', cancels: [{ a: BTC, o: 2 }] })), ['success']);
 });
+
+t.test('review regressions: modify keeps holds, restores on a no-trade Ioc, releases TP/SL legs', async (t) => {
+  const h = new Harness();
+  const acctA = h.ex.state.accounts.get(A)!;
+  h.order(A, lim(SVC, false, '1.5', '1000'));
+  const refused = h.tx(A, { type: 'modify', oid: 1, order: lim(SVC, false, '1.5', '10000000') });
+  t.match(refused.result, { status: 'err', error: { code: 'INSUFFICIENT_SPOT_BALANCE' } });
+  t.equal(acctA.held.get(10001), 1000n * E8, 'the restored order still holds its 1000 SVC');
+  t.equal(bookInvariants(h.ex), null);
+
+  h.order(A, lim(BTC, true, '90000', '1'));
+  const ioc = h.tx(A, { type: 'modify', oid: 2, order: lim(BTC, true, '90000', '2', 'Ioc') });
+  t.match(ioc.result, { status: 'err', error: { code: 'IOC_NO_MATCH' } });
+  t.equal(h.resting(2)?.sz, 100000, 'the order is back as it was');
+  t.ok(acctA.margins.get(2)! > 0n, 'with its margin');
+
+  const g = new Harness();
+  g.grouped(A, 'normalTpsl', lim(BTC, true, '95000', '1'), trig(BTC, false, '90000', '1', '90000', 'sl'), trig(BTC, false, '120000', '1', '110000', 'tp', false));
+  g.order(B, lim(BTC, false, '100000', '1'));
+  t.same(g.tx(A, { type: 'modify', oid: 1, order: lim(BTC, true, '100000', '1') }).result, { status: 'ok', response: { type: 'default' } });
+  const legs = g.ex.state.perps[0]!.triggers;
+  t.same([...legs.orders.values()].map((l) => [l.oid, l.active]), [[2, true], [3, true]], 'the parent filled through modify: legs are live');
+  t.equal(g.ex.state.tpslChildren.size, 0);
+});
+
+t.test('review regressions: an Ioc parent that partly fills caps its legs', async (t) => {
+  const h = new Harness();
+  h.order(B, lim(BTC, false, '100000', '0.4'));
+  const st = h.grouped(A, 'normalTpsl', lim(BTC, true, '100000', '1', 'Ioc'), trig(BTC, false, '90000', '1', '90000', 'sl'));
+  t.match(st, [{ filled: { totalSz: '0.4' } }, { resting: {} }]);
+  t.equal([...h.ex.state.perps[0]!.triggers.orders.values()][0]?.sz, 40000, 'the leg is sized to the 0.4 that filled');
+});
