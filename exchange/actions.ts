@@ -1,6 +1,6 @@
 // Typed exchange actions parsed from their wire JSON. The same parser serves rpc/ (a failure is a
 // 400 naming the field) and the state machine (a block is untrusted input: a failure is a result).
-import { isHex } from '../primitives/index.ts';
+import { isAddress, isHex } from '../primitives/index.ts';
 
 export type Tif = 'Gtc' | 'Ioc' | 'Alo';
 export type Grouping = 'na' | 'normalTpsl' | 'positionTpsl';
@@ -55,15 +55,30 @@ export interface UpdateLeverageAction {
   readonly leverage: number;
 }
 
-export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction | UpdateLeverageAction;
+export interface ApproveAgentAction {
+  readonly type: 'approveAgent';
+  /** Lowercase address; the zero address revokes the agent registered under `agentName`. */
+  readonly agentAddress: string;
+  /** "" for the unnamed agent. */
+  readonly agentName: string;
+  /** Must equal the request's nonce. */
+  readonly nonce: number;
+}
+
+export interface UsdTransferAction {
+  readonly type: 'usdTransfer';
+  readonly destination: string;
+  /** Decimal USDC. */
+  readonly amount: string;
+}
+
+export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction | UpdateLeverageAction | ApproveAgentAction | UsdTransferAction;
+
+/** Agent names are short labels. */
+export const MAX_AGENT_NAME = 32;
 
 /** Action types of the spec that this node does not execute yet. */
-export const PLANNED_ACTIONS: ReadonlySet<string> = new Set([
-  'usdTransfer',
-  'withdraw',
-  'approveAgent',
-  'spotDeploy',
-]);
+export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['withdraw', 'spotDeploy']);
 
 /** Orders or cancels in one action at most; bounds the work of one transaction. */
 export const MAX_BATCH = 1000;
@@ -118,6 +133,11 @@ function list(v: unknown, field: string): unknown[] {
   if (v.length === 0) invalid(field, 'a non-empty array');
   if (v.length > MAX_BATCH) invalid(field, `at most ${MAX_BATCH} elements`);
   return v;
+}
+
+function address(v: unknown, field: string): string {
+  if (!isAddress(v)) invalid(field, 'a 0x-prefixed 20-byte hex address');
+  return v.toLowerCase();
 }
 
 function cloid(v: unknown, field: string): string {
@@ -192,6 +212,18 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
       const oid = typeof raw === 'string' ? cloid(raw, 'action.oid') : int(raw, 'action.oid');
       return { type, oid, order: parseOrder(get(a, 'order', 'action'), 'action.order') };
     }
+    case 'approveAgent': {
+      const agentAddress = address(get(a, 'agentAddress', 'action'), 'action.agentAddress');
+      const name = a.agentName === undefined || a.agentName === null ? '' : str(a.agentName, 'action.agentName');
+      if (name.length > MAX_AGENT_NAME) invalid('action.agentName', `at most ${MAX_AGENT_NAME} characters`);
+      return { type, agentAddress, agentName: name, nonce: int(get(a, 'nonce', 'action'), 'action.nonce') };
+    }
+    case 'usdTransfer':
+      return {
+        type,
+        destination: address(get(a, 'destination', 'action'), 'action.destination'),
+        amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
     case 'updateLeverage':
       return {
         type,

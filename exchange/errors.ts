@@ -22,7 +22,8 @@ export type ExchangeErrorCode =
   | 'DUPLICATE_CLOID'
   | 'INVALID_ACTION'
   | 'INVALID_SIGNATURE'
-  | 'INSUFFICIENT_SPOT_BALANCE';
+  | 'INSUFFICIENT_SPOT_BALANCE'
+  | 'INSUFFICIENT_BALANCE';
 
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
@@ -53,6 +54,7 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INVALID_ACTION: 'Invalid action',
   INVALID_SIGNATURE: 'Invalid signature',
   INSUFFICIENT_SPOT_BALANCE: 'Insufficient spot balance',
+  INSUFFICIENT_BALANCE: 'Insufficient balance',
 };
 
 /** An error with the spec's message, optionally followed by specifics ("Invalid size: 0.1 ..."). */

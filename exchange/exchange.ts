@@ -13,6 +13,7 @@ import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateLeverage } from './leverage.ts';
+import { approveAgent, usdTransfer } from './accounts-actions.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
 
@@ -138,10 +139,10 @@ export class Exchange {
     const action = parseAction(tx.action);
     if (isActionParseError(action)) return { status: 'err', error: exchangeError('INVALID_ACTION', action.message) };
     const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
-    return this.dispatch(ctx, acct, action);
+    return this.dispatch({ ...ctx, signer: tx.signer, nonce: tx.nonce }, acct, action);
   }
 
-  private dispatch(ctx: TxContext, acct: Account, action: Action): TxResult {
+  private dispatch(ctx: TxContext & { signer: Address; nonce: number }, acct: Account, action: Action): TxResult {
     switch (action.type) {
       case 'order':
         return { status: 'ok', response: { type: 'order', data: { statuses: placeOrders(ctx, acct, action) } } };
@@ -151,6 +152,13 @@ export class Exchange {
         return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrdersByCloid(ctx, acct, action) } } };
       case 'modify': {
         const error = modify(ctx, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'approveAgent':
+      case 'usdTransfer': {
+        // Only the main wallet moves funds or names agents: never an agent signing for it.
+        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error = action.type === 'approveAgent' ? approveAgent(this.state, acct, action, ctx.nonce) : usdTransfer(this.state, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'updateLeverage': {

@@ -52,6 +52,7 @@ interface Snapshot {
   markets: MarketSnapshot[];
   nonces: [string, number[]][];
   agents: [string, string][];
+  agentsOf: [string, { address: string; name: string }[]][];
   tpslChildren: [number, number[]][];
 }
 
@@ -112,6 +113,7 @@ export function snapshotState(state: ExchangeState): Json {
     })),
     nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v].sort((x, y) => x - y)]).sort(byKey),
     agents: [...state.agents.entries()].sort(byKey),
+    agentsOf: [...state.agentsOf.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
   };
   return snap as unknown as Json;
@@ -176,6 +178,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, new Set(nonces));
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);
+  for (const [user, list] of snap.agentsOf) state.agentsOf.set(user, list.map((a) => ({ ...a })));
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
   return new Exchange(state);
 }

@@ -17,6 +17,8 @@ export class ExchangeState {
   readonly nonces = new Map<Address, Set<number>>();
   /** Approved agent -> the account it signs for. */
   readonly agents = new Map<Address, Address>();
+  /** Account -> its agents in approval order, with their names ("" = unnamed). */
+  readonly agentsOf = new Map<Address, { address: Address; name: string }[]>();
   /** `normalTpsl` parent oid -> its TP/SL children, until the parent is done. */
   readonly tpslChildren = new Map<number, number[]>();
   /** Trading fees collected, USD units. */

@@ -248,3 +248,8 @@ export function coinOf(state: ExchangeState, asset: number): string | null {
 }
 
 export type { SpotMarket };
+
+/** Hyperliquid's `extraAgents`: the account's agents with their names. */
+export function extraAgents(state: ExchangeState, user: Address) {
+  return (state.agentsOf.get(user) ?? []).map((a) => ({ address: a.address, name: a.name, validUntil: null }));
+}

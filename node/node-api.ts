@@ -63,6 +63,7 @@ export function makeNodeApi(deps: {
       return { dailyUserVlm: dailyVolume(fills), ...views.feeSchedule(state) };
     },
     spotMarkets: () => views.spotMarkets(state),
+    extraAgents: (user) => views.extraAgents(state, user),
     spotOrderbook(pair, depth) {
       const m = views.marketByCoin(state, pair);
       if (m === undefined || m.kind !== 'spot') return null;

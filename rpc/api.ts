@@ -50,6 +50,7 @@ export interface NodeApi {
   spotClearinghouseState(user: Address): ReturnType<typeof views.spotClearinghouseState>;
   userFees(user: Address): Promise<unknown>;
   spotMarkets(): ReturnType<typeof views.spotMarkets>;
+  extraAgents(user: Address): ReturnType<typeof views.extraAgents>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
   openOrders(user: Address): OrderView[];

@@ -39,6 +39,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   frontendOpenOrders: (api, body) => api.openOrders(requireAddress(body, 'user')),
   spotClearinghouseState: (api, body) => api.spotClearinghouseState(requireAddress(body, 'user')),
   userFees: (api, body) => api.userFees(requireAddress(body, 'user')),
+  extraAgents: (api, body) => api.extraAgents(requireAddress(body, 'user')),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
@@ -64,7 +65,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'userRateLimit', 'portfolio', 'subAccounts', 'extraAgents',
+  'candleSnapshot', 'userRateLimit', 'portfolio', 'subAccounts',
   'referral', 'delegatorSummary',
 ]);
 

@@ -104,3 +104,24 @@ t.test('review regression: absurd oracle prices are refused; large ones cannot m
   t.doesNotThrow(() => h.idle(2000));
   t.equal(bookInvariants(h.ex), null);
 });
+
+t.test('agents: names, replacement, limits, one account per agent', async (t) => {
+  const h = new Harness();
+  const agent = (n: number) => `0x${'a'.repeat(39)}${n}`;
+  const approve = (user: string, address: string, name: string) => {
+    h.idle(1);
+    return h.ex.execute({ hash: '0x', signer: user, nonce: h.time, vaultAddress: null, action: { type: 'approveAgent', agentAddress: address, agentName: name, nonce: h.time } }).result;
+  };
+  t.match(approve(A, agent(1), ''), { status: 'ok' });
+  t.match(approve(A, agent(2), ''), { status: 'ok' }, 'a new unnamed agent replaces the old one');
+  t.equal(h.ex.state.agents.has(agent(1)), false);
+  for (const n of [3, 4, 5]) t.match(approve(A, agent(n), `bot${n}`), { status: 'ok' });
+  t.match(approve(A, agent(6), 'bot6'), { status: 'err', error: { message: /at most 3 named agents/ } });
+  t.match(approve(A, agent(7), 'bot3'), { status: 'ok' }, 'the same name replaces');
+  t.match(approve(B, agent(7), ''), { status: 'err', error: { message: /another account/ } });
+  t.match(approve(A, A, 'me'), { status: 'err', error: { message: /its own agent/ } });
+  t.same(h.ex.state.agentsOf.get(A)!.map((a) => a.name).sort(), ['', 'bot4', 'bot5', 'bot3'].sort());
+  h.idle(1);
+  const mismatch = h.ex.execute({ hash: '0x', signer: A, nonce: h.time, vaultAddress: null, action: { type: 'approveAgent', agentAddress: agent(8), agentName: 'z', nonce: 1 } });
+  t.match(mismatch.result, { status: 'err', error: { message: /must equal the request nonce/ } });
+});

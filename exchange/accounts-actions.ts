@@ -1,0 +1,62 @@
+// Account actions only the main wallet may sign: approving or revoking agents (API wallets) and
+// moving USDC between accounts.
+import { parseScaled } from '../primitives/index.ts';
+import { Account } from './account.ts';
+import type { ApproveAgentAction, UsdTransferAction } from './actions.ts';
+import { USD_DECIMALS } from './config.ts';
+import { exchangeError, type ExchangeError } from './errors.ts';
+import { availableMargin } from './margin.ts';
+import type { ExchangeState } from './state.ts';
+
+
+/** Named agents an account may have, besides one unnamed. */
+export const MAX_NAMED_AGENTS = 3;
+const ZERO = '0x0000000000000000000000000000000000000000';
+
+/**
+ * Approves `agentAddress` under `agentName` ("" = the unnamed agent), replacing the agent that
+ * had that name; the zero address revokes the agent under that name.
+ */
+export function approveAgent(state: ExchangeState, acct: Account, action: ApproveAgentAction, nonce: number): ExchangeError | null {
+  if (action.nonce !== nonce) return exchangeError('INVALID_ACTION', 'approveAgent nonce must equal the request nonce');
+  const list = state.agentsOf.get(acct.address) ?? [];
+  const existing = list.find((a) => a.name === action.agentName);
+  if (action.agentAddress === ZERO) {
+    if (existing === undefined) return exchangeError('INVALID_ACTION', `no agent named "${action.agentName}" to revoke`);
+    state.agents.delete(existing.address);
+    setAgents(state, acct.address, list.filter((a) => a !== existing));
+    return null;
+  }
+  if (action.agentAddress === acct.address) return exchangeError('INVALID_ACTION', 'an account cannot be its own agent');
+  const owner = state.agents.get(action.agentAddress);
+  if (owner !== undefined && owner !== acct.address) return exchangeError('INVALID_ACTION', 'this agent already signs for another account');
+  if (owner === acct.address && existing?.address !== action.agentAddress) {
+    return exchangeError('INVALID_ACTION', 'this agent is already approved under another name');
+  }
+  if (existing === undefined && action.agentName !== '' && list.filter((a) => a.name !== '').length >= MAX_NAMED_AGENTS) {
+    return exchangeError('INVALID_ACTION', `at most ${MAX_NAMED_AGENTS} named agents per account`);
+  }
+  if (existing !== undefined) state.agents.delete(existing.address);
+  state.agents.set(action.agentAddress, acct.address);
+  setAgents(state, acct.address, [...list.filter((a) => a !== existing), { address: action.agentAddress, name: action.agentName }]);
+  return null;
+}
+
+function setAgents(state: ExchangeState, user: string, list: { address: string; name: string }[]): void {
+  if (list.length === 0) state.agentsOf.delete(user);
+  else state.agentsOf.set(user, list);
+}
+
+/** Moves USDC to another address at once and without fee; the destination is activated. */
+export function usdTransfer(state: ExchangeState, acct: Account, action: UsdTransferAction): ExchangeError | null {
+  const amount = parseScaled(action.amount, USD_DECIMALS);
+  if (amount === null || amount <= 0n) return exchangeError('INVALID_ACTION', `amount ${action.amount} is not a positive USDC amount with at most ${USD_DECIMALS} decimals`);
+  if (action.destination === acct.address) return exchangeError('INVALID_ACTION', 'the destination is the sender');
+  const free = availableMargin(state, acct);
+  if (amount > free || amount > acct.usdc) return exchangeError('INSUFFICIENT_BALANCE');
+  let dest = state.accounts.get(action.destination);
+  if (dest === undefined) state.accounts.set(action.destination, (dest = new Account(action.destination, 0n)));
+  acct.usdc -= amount;
+  dest.usdc += amount;
+  return null;
+}
