@@ -14,6 +14,7 @@ import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateLeverage } from './leverage.ts';
 import { approveAgent, usdTransfer } from './accounts-actions.ts';
+import { nonceRefusal, recordNonce } from './nonces.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
 
@@ -39,9 +40,6 @@ export interface TxOutcome {
   readonly result: TxResult;
   readonly events: readonly ExchangeEvent[];
 }
-
-/** Used nonces a signer keeps before those outside the window are pruned. */
-const NONCE_PRUNE_AT = 32;
 
 export interface GenesisBalance {
   readonly address: Address;
@@ -122,12 +120,9 @@ export class Exchange {
     const window = state.config.nonceWindowMs;
     if (!Number.isSafeInteger(nonce) || nonce < state.time - window) return exchangeError('NONCE_TOO_OLD');
     if (nonce > state.time + window) return exchangeError('NONCE_IN_FUTURE');
-    let used = state.nonces.get(signer);
-    if (used === undefined) state.nonces.set(signer, (used = new Set()));
-    if (used.has(nonce)) return exchangeError('NONCE_USED');
-    // Nonces below the window are refused as too old anyway: drop them once a few have piled up.
-    if (used.size >= NONCE_PRUNE_AT) for (const n of used) if (n < state.time - window) used.delete(n);
-    used.add(nonce);
+    const refusal = nonceRefusal(state.nonces.get(signer), nonce);
+    if (refusal !== null) return refusal;
+    recordNonce(state.nonces, signer, nonce);
     return null;
   }
 

@@ -18,3 +18,4 @@ export {
 export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';
 export { NumMap } from './engine/num-map.ts';
+export { nonceRefusal, NONCES_KEPT } from './nonces.ts';

@@ -111,7 +111,7 @@ export function snapshotState(state: ExchangeState): Json {
           }
         : {}),
     })),
-    nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v].sort((x, y) => x - y)]).sort(byKey),
+    nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v]]).sort(byKey),
     agents: [...state.agents.entries()].sort(byKey),
     agentsOf: [...state.agentsOf.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
@@ -176,7 +176,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
       }
     }
   }
-  for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, new Set(nonces));
+  for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, [...nonces]);
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);
   for (const [user, list] of snap.agentsOf) state.agentsOf.set(user, list.map((a) => ({ ...a })));
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);

@@ -13,8 +13,8 @@ export class ExchangeState {
   /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
   readonly marketsByName = new Map<string, Market>();
   readonly accounts = new Map<Address, Account>();
-  /** Nonces used per signer, pruned once they fall out of the window. */
-  readonly nonces = new Map<Address, Set<number>>();
+  /** The highest nonces used per signer, ascending, at most NONCES_KEPT (see nonces.ts). */
+  readonly nonces = new Map<Address, number[]>();
   /** Approved agent -> the account it signs for. */
   readonly agents = new Map<Address, Address>();
   /** Account -> its agents in approval order, with their names ("" = unnamed). */

@@ -2,7 +2,7 @@
 // nonce against the node clock, refuse duplicates. Execution repeats the state checks against
 // the block, so admission only saves a round trip for requests that would fail anyway.
 import {
-  allowedBindings, exchangeError, knownSigner, signingHint, type AuthConfig, type Exchange,
+  allowedBindings, exchangeError, knownSigner, nonceRefusal, signingHint, type AuthConfig, type Exchange,
 } from '../exchange/index.ts';
 import type { SignerRecovery } from './signer-pool.ts';
 import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
@@ -43,9 +43,9 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   const now = d.now();
   if (req.nonce < now - d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_TOO_OLD', undefined, { nonce: req.nonce, serverTime: now }) };
   if (req.nonce > now + d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_IN_FUTURE', undefined, { nonce: req.nonce, serverTime: now }) };
-  if (d.exchange.state.nonces.get(signer)?.has(req.nonce) || d.mempool.hasNonce(signer, req.nonce)) {
-    return { kind: 'rejected', error: exchangeError('NONCE_USED', undefined, { nonce: req.nonce }) };
-  }
+  if (d.mempool.hasNonce(signer, req.nonce)) return { kind: 'rejected', error: exchangeError('NONCE_USED', undefined, { nonce: req.nonce }) };
+  const refusal = nonceRefusal(d.exchange.state.nonces.get(signer), req.nonce);
+  if (refusal !== null) return { kind: 'rejected', error: { ...refusal, details: { nonce: req.nonce } } };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = encodeRequest(req);
   const pending = d.mempool.add({ bytes, hash: txHash(bytes), signer, nonce: req.nonce });

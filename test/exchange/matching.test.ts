@@ -184,3 +184,15 @@ t.test('a restored snapshot continues exactly like the original', async (t) => {
   }
   t.equal(stateHash(restored.state), stateHash(h.ex.state));
 });
+
+t.test('nonces: each used once, at most the 100 highest kept per signer', async (t) => {
+  const h = new Harness();
+  h.ex.beginBlock(h.ex.height + 1, h.time + 1);
+  const time = h.time + 1;
+  const run = (nonce: number) => h.ex.execute({ hash: '0x01', signer: A, nonce, vaultAddress: null, action: { type: 'cancel', cancels: [{ a: 0, o: 1 }] } }).result;
+  for (let i = 0; i < 150; i++) t.equal(run(time - 40_000 + i * 2).status, 'ok');
+  t.equal(h.ex.state.nonces.get(A)!.length, 100, 'bounded');
+  t.match(run(time - 40_000 + 298), { status: 'err', error: { code: 'NONCE_USED' } });
+  t.match(run(time - 40_000 + 1), { status: 'err', error: { code: 'NONCE_TOO_OLD', message: /below the 100 most recent/ } });
+  t.match(run(time - 40_000 + 299), { status: 'ok' }, 'a gap above the lowest kept is fine');
+});
