@@ -17,7 +17,7 @@ const address = (i: number) => ADDRESSES[i] as string;
 
 function expectOk(out: ReturnType<Exchange['execute']>): void {
   const r = out.result;
-  const statuses = r.status === 'ok' && r.response.type !== 'default' ? r.response.data.statuses : [];
+  const statuses = r.status === 'ok' && (r.response.type === 'order' || r.response.type === 'cancel') ? r.response.data.statuses : [];
   if (r.status !== 'ok' || statuses.some((s) => typeof s === 'object' && s !== null && 'error' in s)) {
     throw new Error(`benchmark setup order refused: ${JSON.stringify(r.status === 'ok' ? statuses : r.error)}`);
   }

@@ -1,8 +1,8 @@
 // Account actions only the main wallet may sign: approving or revoking agents (API wallets) and
 // moving USDC between accounts.
-import { parseScaled } from '../primitives/index.ts';
+import { bytesToHex, concatBytes, hexToBytes, keccak256, parseScaled, utf8, type Address } from '../primitives/index.ts';
 import { Account } from './account.ts';
-import type { ApproveAgentAction, UsdTransferAction } from './actions.ts';
+import type { ApproveAgentAction, CreateSubAccountAction, SubAccountTransferAction, UsdTransferAction } from './actions.ts';
 import { USD_DECIMALS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { availableMargin } from './margin.ts';
@@ -58,5 +58,42 @@ export function usdTransfer(state: ExchangeState, acct: Account, action: UsdTran
   if (dest === undefined) state.accounts.set(action.destination, (dest = new Account(action.destination, 0n)));
   acct.usdc -= amount;
   dest.usdc += amount;
+  return null;
+}
+
+/** Sub-accounts one master may create. */
+export const MAX_SUB_ACCOUNTS = 10;
+
+/** A sub-account's address: keccak256("svc-subaccount" || master || name), last 20 bytes. */
+export function subAccountAddress(master: Address, name: string): Address {
+  return bytesToHex(keccak256(concatBytes(utf8('svc-subaccount'), hexToBytes(master), utf8(name))).subarray(12));
+}
+
+/** Creates a keyless sub-account the master (and its agents) trade with `vaultAddress`. */
+export function createSubAccount(state: ExchangeState, master: Account, action: CreateSubAccountAction): Address | ExchangeError {
+  if (state.masterOf.has(master.address)) return exchangeError('INVALID_ACTION', 'a sub-account cannot have sub-accounts');
+  const list = state.subAccounts.get(master.address) ?? [];
+  if (list.some((s) => s.name === action.name)) return exchangeError('INVALID_ACTION', `a sub-account named "${action.name}" exists`);
+  if (list.length >= MAX_SUB_ACCOUNTS) return exchangeError('INVALID_ACTION', `at most ${MAX_SUB_ACCOUNTS} sub-accounts per account`);
+  const address = subAccountAddress(master.address, action.name);
+  if (state.accounts.has(address)) return exchangeError('INVALID_ACTION', 'that sub-account address is taken');
+  state.accounts.set(address, new Account(address, 0n));
+  state.subAccounts.set(master.address, [...list, { name: action.name, address }]);
+  state.masterOf.set(address, master.address);
+  return address;
+}
+
+/** Moves USDC between a master and one of its sub-accounts. */
+export function subAccountTransfer(state: ExchangeState, master: Account, action: SubAccountTransferAction): ExchangeError | null {
+  const sub = state.accounts.get(action.subAccountUser);
+  if (sub === undefined || state.masterOf.get(action.subAccountUser) !== master.address) {
+    return exchangeError('INVALID_ACTION', `${action.subAccountUser} is not a sub-account of ${master.address}`);
+  }
+  if (action.usd <= 0) return exchangeError('INVALID_ACTION', 'usd must be a positive amount of micro-USDC');
+  const amount = BigInt(action.usd) * 10n ** BigInt(USD_DECIMALS - 6);
+  const [from, to] = action.isDeposit ? [master, sub] : [sub, master];
+  if (amount > availableMargin(state, from) || amount > from.usdc) return exchangeError('INSUFFICIENT_BALANCE');
+  from.usdc -= amount;
+  to.usdc += amount;
   return null;
 }

@@ -72,7 +72,30 @@ export interface UsdTransferAction {
   readonly amount: string;
 }
 
-export type Action = OrderAction | CancelAction | CancelByCloidAction | ModifyAction | UpdateLeverageAction | ApproveAgentAction | UsdTransferAction;
+export interface CreateSubAccountAction {
+  readonly type: 'createSubAccount';
+  readonly name: string;
+}
+
+export interface SubAccountTransferAction {
+  readonly type: 'subAccountTransfer';
+  readonly subAccountUser: string;
+  /** true: master -> sub-account; false: sub-account -> master. */
+  readonly isDeposit: boolean;
+  /** USDC in micro-units (10^-6), as Hyperliquid's `usd`. */
+  readonly usd: number;
+}
+
+export type Action =
+  | OrderAction
+  | CancelAction
+  | CancelByCloidAction
+  | ModifyAction
+  | UpdateLeverageAction
+  | ApproveAgentAction
+  | UsdTransferAction
+  | CreateSubAccountAction
+  | SubAccountTransferAction;
 
 /** Agent names are short labels. */
 export const MAX_AGENT_NAME = 32;
@@ -223,6 +246,18 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         type,
         destination: address(get(a, 'destination', 'action'), 'action.destination'),
         amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
+    case 'createSubAccount': {
+      const name = str(get(a, 'name', 'action'), 'action.name');
+      if (name.length < 1 || name.length > 16) invalid('action.name', '1 to 16 characters');
+      return { type, name };
+    }
+    case 'subAccountTransfer':
+      return {
+        type,
+        subAccountUser: address(get(a, 'subAccountUser', 'action'), 'action.subAccountUser'),
+        isDeposit: bool(get(a, 'isDeposit', 'action'), 'action.isDeposit'),
+        usd: int(get(a, 'usd', 'action'), 'action.usd'),
       };
     case 'updateLeverage':
       return {

@@ -13,7 +13,7 @@ import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateLeverage } from './leverage.ts';
-import { approveAgent, usdTransfer } from './accounts-actions.ts';
+import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer } from './accounts-actions.ts';
 import { nonceRefusal, recordNonce } from './nonces.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
@@ -32,7 +32,8 @@ export interface ExchangeTx {
 export type ActionResponse =
   | { type: 'order'; data: { statuses: unknown[] } }
   | { type: 'cancel'; data: { statuses: unknown[] } }
-  | { type: 'default' };
+  | { type: 'default' }
+  | { type: 'createSubAccount'; data: string };
 
 export type TxResult = { status: 'ok'; response: ActionResponse } | { status: 'err'; error: ExchangeError };
 
@@ -108,9 +109,7 @@ export class Exchange {
   private actor(tx: ExchangeTx): Account | ExchangeError {
     const { state } = this;
     const owner = tx.vaultAddress ?? tx.signer;
-    if (owner !== tx.signer && state.agents.get(tx.signer) !== owner) {
-      return exchangeError('AGENT_NOT_AUTHORIZED');
-    }
+    if (!state.mayActFor(tx.signer, owner)) return exchangeError('AGENT_NOT_AUTHORIZED');
     return state.accounts.get(owner) ?? exchangeError('ACCOUNT_NOT_ACTIVATED');
   }
 
@@ -150,11 +149,20 @@ export class Exchange {
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'approveAgent':
-      case 'usdTransfer': {
-        // Only the main wallet moves funds or names agents: never an agent signing for it.
+      case 'usdTransfer':
+      case 'subAccountTransfer': {
+        // Only the main wallet moves funds or names agents: never an agent, never for a sub-account.
         if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
-        const error = action.type === 'approveAgent' ? approveAgent(this.state, acct, action, ctx.nonce) : usdTransfer(this.state, acct, action);
+        const error =
+          action.type === 'approveAgent' ? approveAgent(this.state, acct, action, ctx.nonce)
+          : action.type === 'usdTransfer' ? usdTransfer(this.state, acct, action)
+          : subAccountTransfer(this.state, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'createSubAccount': {
+        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const created = createSubAccount(this.state, acct, action);
+        return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
       }
       case 'updateLeverage': {
         const error = updateLeverage(ctx, acct, action);
@@ -171,7 +179,7 @@ export class Exchange {
 export function knownSigner(exchange: Exchange, candidates: Iterable<{ address: Address }>, vault: Address | null): Address | null {
   const { state } = exchange;
   for (const c of candidates) {
-    if (vault === null ? state.accounts.has(c.address) : c.address === vault || state.agents.get(c.address) === vault) {
+    if (vault === null ? state.accounts.has(c.address) : state.mayActFor(c.address, vault)) {
       return c.address;
     }
   }

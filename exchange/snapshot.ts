@@ -53,6 +53,7 @@ interface Snapshot {
   nonces: [string, number[]][];
   agents: [string, string][];
   agentsOf: [string, { address: string; name: string }[]][];
+  subAccounts: [string, { name: string; address: string }[]][];
   tpslChildren: [number, number[]][];
 }
 
@@ -114,6 +115,7 @@ export function snapshotState(state: ExchangeState): Json {
     nonces: [...state.nonces.entries()].map(([k, v]): [string, number[]] => [k, [...v]]).sort(byKey),
     agents: [...state.agents.entries()].sort(byKey),
     agentsOf: [...state.agentsOf.entries()].sort(byKey),
+    subAccounts: [...state.subAccounts.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
   };
   return snap as unknown as Json;
@@ -179,6 +181,10 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, [...nonces]);
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);
   for (const [user, list] of snap.agentsOf) state.agentsOf.set(user, list.map((a) => ({ ...a })));
+  for (const [master, list] of snap.subAccounts) {
+    state.subAccounts.set(master, list.map((s) => ({ ...s })));
+    for (const s of list) state.masterOf.set(s.address, master);
+  }
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
   return new Exchange(state);
 }

@@ -17,6 +17,9 @@ export class ExchangeState {
   readonly nonces = new Map<Address, number[]>();
   /** Approved agent -> the account it signs for. */
   readonly agents = new Map<Address, Address>();
+  /** Master -> its sub-accounts in creation order; sub-account -> master. */
+  readonly subAccounts = new Map<Address, { name: string; address: Address }[]>();
+  readonly masterOf = new Map<Address, Address>();
   /** Account -> its agents in approval order, with their names ("" = unnamed). */
   readonly agentsOf = new Map<Address, { address: Address; name: string }[]>();
   /** `normalTpsl` parent oid -> its TP/SL children, until the parent is done. */
@@ -69,6 +72,18 @@ export class ExchangeState {
     const mid = Math.floor((bid + ask) / 2);
     const last = market.lastPx;
     return Math.max(Math.min(oracle, mid), Math.min(Math.max(oracle, mid), last));
+  }
+
+  /**
+   * Whether `signer` may act for `owner`: it is the owner, the owner's agent, the owner's master
+   * (sub-accounts have no keys), or an agent of that master.
+   */
+  mayActFor(signer: Address, owner: Address): boolean {
+    if (signer === owner) return true;
+    const agentOf = this.agents.get(signer);
+    if (agentOf === owner) return true;
+    const master = this.masterOf.get(owner);
+    return master !== undefined && (signer === master || agentOf === master);
   }
 
   leverage(acct: Account, market: PerpMarket): number {

@@ -253,3 +253,14 @@ export type { SpotMarket };
 export function extraAgents(state: ExchangeState, user: Address) {
   return (state.agentsOf.get(user) ?? []).map((a) => ({ address: a.address, name: a.name, validUntil: null }));
 }
+
+/** Hyperliquid's `subAccounts`: each sub-account with its perp and spot state. */
+export function subAccounts(state: ExchangeState, user: Address) {
+  return (state.subAccounts.get(user) ?? []).map((s) => ({
+    name: s.name,
+    subAccountUser: s.address,
+    master: user,
+    clearinghouseState: clearinghouseState(state, s.address),
+    spotState: spotClearinghouseState(state, s.address),
+  }));
+}

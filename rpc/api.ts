@@ -51,6 +51,7 @@ export interface NodeApi {
   userFees(user: Address): Promise<unknown>;
   spotMarkets(): ReturnType<typeof views.spotMarkets>;
   extraAgents(user: Address): ReturnType<typeof views.extraAgents>;
+  subAccounts(user: Address): ReturnType<typeof views.subAccounts>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
   openOrders(user: Address): OrderView[];

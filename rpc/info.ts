@@ -40,6 +40,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   spotClearinghouseState: (api, body) => api.spotClearinghouseState(requireAddress(body, 'user')),
   userFees: (api, body) => api.userFees(requireAddress(body, 'user')),
   extraAgents: (api, body) => api.extraAgents(requireAddress(body, 'user')),
+  subAccounts: (api, body) => api.subAccounts(requireAddress(body, 'user')),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
@@ -65,7 +66,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'userRateLimit', 'portfolio', 'subAccounts',
+  'candleSnapshot', 'userRateLimit', 'portfolio',
   'referral', 'delegatorSummary',
 ]);
 

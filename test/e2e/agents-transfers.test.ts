@@ -56,3 +56,26 @@ t.test('usdTransfer: instant and free, activates the destination, checks amount 
   const bad = await client.exchange(alice, { type: 'usdTransfer', destination: bob.address, amount: '-1' });
   t.match(bad.body, { status: 'err', response: /not a positive USDC amount/ });
 });
+
+t.test('sub-accounts: created by the master, funded, traded with vaultAddress, listed', async (t) => {
+  const { client } = await startNode(t);
+  const created = await client.exchange(alice, { type: 'createSubAccount', name: 'hedge' });
+  t.match(created.body, { status: 'ok', response: { type: 'createSubAccount', data: /^0x[0-9a-f]{40}$/ } });
+  const sub = created.body.response.data as string;
+  const dup = await client.exchange(alice, { type: 'createSubAccount', name: 'hedge' });
+  t.match(dup.body, { status: 'err', response: /exists/ });
+
+  const fund = await client.exchange(alice, { type: 'subAccountTransfer', subAccountUser: sub, isDeposit: true, usd: 50_000_000_000 });
+  t.same(fund.body, { status: 'ok', response: { type: 'default' } }, '50,000 USDC in');
+  const trade = await client.exchange(alice, orderAction(limit(1, true, '3000', '1')), { vaultAddress: sub });
+  t.match(trade.body.response.data.statuses, [{ resting: {} }], 'the master trades for it');
+  const stranger = await client.exchange(bob, orderAction(limit(1, true, '3000', '1')), { vaultAddress: sub });
+  t.equal(stranger.status, 403, 'nobody else does');
+
+  const listed = (await client.info({ type: 'subAccounts', user: A })).body;
+  t.match(listed, [{ name: 'hedge', subAccountUser: sub, master: A, clearinghouseState: { marginSummary: { accountValue: '50000' } }, spotState: { balances: [{ coin: 'USDC' }] } }]);
+  const back = await client.exchange(alice, { type: 'subAccountTransfer', subAccountUser: sub, isDeposit: false, usd: 60_000_000_000 });
+  t.same(back.body, { status: 'err', response: 'Insufficient balance' });
+  const notMine = await client.exchange(bob, { type: 'subAccountTransfer', subAccountUser: sub, isDeposit: true, usd: 1 });
+  t.match(notMine.body, { status: 'err', response: /is not a sub-account of/ });
+});

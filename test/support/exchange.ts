@@ -83,7 +83,7 @@ export class Harness {
 export function statuses(out: TxOutcome): unknown[] {
   if (out.result.status !== 'ok') throw new Error(`action failed: ${out.result.error.message}`);
   const r = out.result.response;
-  if (r.type === 'default') throw new Error('no statuses in a default response');
+  if (r.type !== 'order' && r.type !== 'cancel') throw new Error(`no statuses in a ${r.type} response`);
   return r.data.statuses;
 }
 
