@@ -32,6 +32,10 @@ export class Account {
   readonly leverage = new Map<number, number>();
   /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
   readonly fundingAllTime = new Map<number, bigint>();
+  /** Requests (orders, cancels, actions) counted against the address-based budget. */
+  requests = 0;
+  /** Notional traded, maker and taker (USD units): each whole USDC adds one request to the budget. */
+  cumVlm = 0n;
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;

@@ -23,7 +23,8 @@ export type ExchangeErrorCode =
   | 'INVALID_ACTION'
   | 'INVALID_SIGNATURE'
   | 'INSUFFICIENT_SPOT_BALANCE'
-  | 'INSUFFICIENT_BALANCE';
+  | 'INSUFFICIENT_BALANCE'
+  | 'RATE_LIMITED';
 
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
@@ -55,6 +56,7 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INVALID_SIGNATURE: 'Invalid signature',
   INSUFFICIENT_SPOT_BALANCE: 'Insufficient spot balance',
   INSUFFICIENT_BALANCE: 'Insufficient balance',
+  RATE_LIMITED: 'Request budget exceeded',
 };
 
 /** An error with the spec's message, optionally followed by specifics ("Invalid size: 0.1 ..."). */

@@ -15,6 +15,7 @@ import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateLeverage } from './leverage.ts';
 import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer } from './accounts-actions.ts';
 import { nonceRefusal, recordNonce } from './nonces.ts';
+import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
 
@@ -132,6 +133,8 @@ export class Exchange {
     if (nonceError !== null) return { status: 'err', error: nonceError };
     const action = parseAction(tx.action);
     if (isActionParseError(action)) return { status: 'err', error: exchangeError('INVALID_ACTION', action.message) };
+    const overBudget = chargeRequests(acct, action);
+    if (overBudget !== null) return { status: 'err', error: overBudget };
     const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
     return this.dispatch({ ...ctx, signer: tx.signer, nonce: tx.nonce }, acct, action);
   }

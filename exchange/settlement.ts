@@ -110,6 +110,9 @@ export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: 
       state.feesCollected += fees;
     }
     if (m.kind === 'perp') addVolume(m, ntl);
+    const usd = m.kind === 'perp' || m.quote.index === USDC_TOKEN_INDEX ? ntl : 0n;
+    makerAcct.cumVlm += usd;
+    taker.acct.cumVlm += usd;
     m.lastPx = fill.px;
     total += ntl;
     if (maker.sz === 0) orderLeft(ctx, m, maker, 'filled');

@@ -21,6 +21,8 @@ type AccountRow = [
   margins: [number, string][],
   holds: [number, number, string][],
   fundingAllTime: [number, string][],
+  requests: number,
+  cumVlm: string,
 ];
 
 interface MarketSnapshot {
@@ -80,6 +82,8 @@ function accountRow(a: Account): AccountRow {
     [...a.margins.entries()].map(([oid, v]): [number, string] => [oid, v.toString()]).sort(byNum),
     [...a.holds.entries()].map(([oid, h]): [number, number, string] => [oid, h.token, h.amount.toString()]).sort(byNum),
     [...a.fundingAllTime.entries()].map(([asset, v]): [number, string] => [asset, v.toString()]).sort(byNum),
+    a.requests,
+    a.cumVlm.toString(),
   ];
 }
 
@@ -122,11 +126,13 @@ export function snapshotState(state: ExchangeState): Json {
 }
 
 function restoreAccount(row: AccountRow): Account {
-  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime] = row;
+  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm] = row;
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding) });
   for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
+  acct.requests = requests;
+  acct.cumVlm = BigInt(cumVlm);
   for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
   for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));

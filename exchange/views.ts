@@ -6,6 +6,7 @@ import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
 import { marginFigures } from './margin.ts';
 import { dayVolume, prevDayPx } from './day-stats.ts';
 import { fundingRate, impactPx, premiumOf } from './funding.ts';
+import { INITIAL_REQUESTS, requestCap } from './rate-limit.ts';
 import type { Market, SpotMarket } from './markets.ts';
 import type { ExchangeState } from './state.ts';
 
@@ -263,4 +264,16 @@ export function subAccounts(state: ExchangeState, user: Address) {
     clearinghouseState: clearinghouseState(state, s.address),
     spotState: spotClearinghouseState(state, s.address),
   }));
+}
+
+/** Hyperliquid's `userRateLimit`: the address-based request budget and its use. */
+export function userRateLimit(state: ExchangeState, user: Address) {
+  const acct = state.accounts.get(user);
+  const cap = acct === undefined ? INITIAL_REQUESTS : requestCap(acct);
+  return {
+    cumVlm: usd(acct?.cumVlm ?? 0n),
+    nRequestsUsed: acct?.requests ?? 0,
+    nRequestsCap: cap,
+    nRequestsSurplus: 0,
+  };
 }

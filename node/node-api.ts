@@ -65,6 +65,7 @@ export function makeNodeApi(deps: {
     spotMarkets: () => views.spotMarkets(state),
     extraAgents: (user) => views.extraAgents(state, user),
     subAccounts: (user) => views.subAccounts(state, user),
+    userRateLimit: (user) => views.userRateLimit(state, user),
     spotOrderbook(pair, depth) {
       const m = views.marketByCoin(state, pair);
       if (m === undefined || m.kind !== 'spot') return null;

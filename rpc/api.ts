@@ -52,6 +52,7 @@ export interface NodeApi {
   spotMarkets(): ReturnType<typeof views.spotMarkets>;
   extraAgents(user: Address): ReturnType<typeof views.extraAgents>;
   subAccounts(user: Address): ReturnType<typeof views.subAccounts>;
+  userRateLimit(user: Address): ReturnType<typeof views.userRateLimit>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
   openOrders(user: Address): OrderView[];

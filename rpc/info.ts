@@ -41,6 +41,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   userFees: (api, body) => api.userFees(requireAddress(body, 'user')),
   extraAgents: (api, body) => api.extraAgents(requireAddress(body, 'user')),
   subAccounts: (api, body) => api.subAccounts(requireAddress(body, 'user')),
+  userRateLimit: (api, body) => api.userRateLimit(requireAddress(body, 'user')),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
@@ -66,7 +67,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'userRateLimit', 'portfolio',
+  'candleSnapshot', 'portfolio',
   'referral', 'delegatorSummary',
 ]);
 

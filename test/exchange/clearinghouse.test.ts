@@ -2,6 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
+import { views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -124,4 +125,18 @@ t.test('agents: names, replacement, limits, one account per agent', async (t) =>
   h.idle(1);
   const mismatch = h.ex.execute({ hash: '0x', signer: A, nonce: h.time, vaultAddress: null, action: { type: 'approveAgent', agentAddress: agent(8), agentName: 'z', nonce: 1 } });
   t.match(mismatch.result, { status: 'err', error: { message: /must equal the request nonce/ } });
+});
+
+t.test('address-based request budget: 10,000 plus one per USDC traded; cancels get more room', async (t) => {
+  const h = new Harness();
+  const batch = (n: number) => Array.from({ length: n }, () => lim(BTC, true, '50000', '0.0001', 'Ioc'));
+  for (let i = 0; i < 10; i++) h.tx(A, { type: 'order', orders: batch(1000), grouping: 'na' });
+  t.same(views.userRateLimit(h.ex.state, A), { cumVlm: '0', nRequestsUsed: 10_000, nRequestsCap: 10_000, nRequestsSurplus: 0 });
+  t.match(h.tx(A, { type: 'order', orders: batch(1), grouping: 'na' }).result, { status: 'err', error: { code: 'RATE_LIMITED', message: /too many cumulative requests sent \(10001 > 10000\)/ } });
+  t.match(h.tx(A, { type: 'cancel', cancels: [{ a: BTC, o: 1 }] }).result, { status: 'ok' }, 'cancels still go through');
+  // Another account trading 1,000 USDC of notional with A's resting order (placed before the
+  // budget ran out would be needed; here B trades with C) grows B's and C's budgets.
+  h.order(C, lim(BTC, false, '100000', '0.01'));
+  h.order(B, lim(BTC, true, '100000', '0.01', 'Ioc'));
+  t.same(views.userRateLimit(h.ex.state, B), { cumVlm: '1000', nRequestsUsed: 1, nRequestsCap: 11_000, nRequestsSurplus: 0 });
 });
