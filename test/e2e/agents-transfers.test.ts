@@ -19,6 +19,8 @@ t.test('approve an agent, trade through it, revoke it', async (t) => {
   t.match(viaAgent.body.response.data.statuses, [{ resting: { oid: Number } }]);
   t.match((await client.info({ type: 'openOrders', user: A })).body, [{ coin: 'BTC', limitPx: '90000' }], 'the order belongs to the main account');
 
+  const forBob = await client.exchange(agent, orderAction(limit(0, true, '90000', '0.1')), { vaultAddress: bob.address.toLowerCase() });
+  t.equal(forBob.status, 403, "Alice's agent cannot sign for Bob");
   const noVault = await client.exchange(agent, orderAction(limit(0, true, '90000', '0.1')));
   t.equal(noVault.status, 401, 'without vaultAddress the agent is an unknown account');
   const agentTransfer = await client.exchange(agent, { type: 'usdTransfer', destination: bob.address, amount: '1' }, { vaultAddress: A });

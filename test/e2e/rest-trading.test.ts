@@ -135,6 +135,10 @@ t.test('requests the node refuses: auth, nonces, shapes', async (t) => {
   t.match(wrongChain.body.details, { signer: /^0x[0-9a-f]{40}$/, hint: /chainId: 42069/ });
   t.not(wrongChain.body.details.signer, alice.address.toLowerCase());
 
+  const wrongName = await client.exchange(alice, action, { domain: { name: 'Exchange', version: '1', chainId: 42069, verifyingContract: '0x0000000000000000000000000000000000000000' } });
+  t.equal(wrongName.status, 401, 'another domain name recovers another signer');
+  t.match(wrongName.body, { message: 'Account not activated', details: { hint: /name: "SvcExchange"/ } });
+
   const literal = await client.exchange(alice, action, { binding: 'literal' });
   t.equal(literal.body.status, 'ok', 'the devnet accepts the spec literal binding');
 
