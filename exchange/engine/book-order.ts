@@ -20,9 +20,7 @@ export class BookOrder {
   /** Neighbours among the owner's open orders in this market. */
   ownerPrev: BookOrder | null = null;
   ownerNext: BookOrder | null = null;
-  /** True while the order is in the book. */
-  resting = false;
-  /** The level it rests in and its owner's list (set while resting): saves lookups on removal. */
+  /** The level it rests in (null when not in the book) and its owner's list: no lookups on removal. */
   level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number } | null = null;
   ownerList: { head: BookOrder | null; count: number } | null = null;
 

@@ -101,7 +101,6 @@ export class BookSide {
     else o.next.prev = o;
     level.sz += o.sz;
     level.n += 1;
-    o.resting = true;
     o.level = level;
   }
 
@@ -112,7 +111,6 @@ export class BookSide {
     if (o.next === null) level.tail = o.prev;
     else o.next.prev = o.prev;
     o.prev = o.next = null;
-    o.resting = false;
     o.level = null;
     level.sz -= o.sz;
     level.n -= 1;
