@@ -105,7 +105,10 @@ export type ExchangeEvent =
   | { readonly kind: 'fundingRate'; readonly rate: FundingRateRecord }
   | { readonly kind: 'liquidation'; readonly user: Address; readonly liquidation: LiquidationRecord };
 
-export function bookOrderView(m: Market, o: BookOrder): OrderView {
+/** The fields a limit order's view is made of: a resting BookOrder, or a taker that did not rest. */
+export type LimitFields = Pick<BookOrder, 'oid' | 'isBuy' | 'px' | 'sz' | 'origSz' | 'timestamp' | 'cloid' | 'reduceOnly' | 'tif'>;
+
+export function bookOrderView(m: Market, o: LimitFields): OrderView {
   return {
     coin: m.name,
     side: o.isBuy ? 'B' : 'A',

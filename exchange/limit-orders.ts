@@ -15,6 +15,7 @@ import { feeOf, feeRates } from './fees.ts';
 import { availableMargin } from './margin.ts';
 import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
+import { bookOrderView } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
 import { newOrderMargin, newestOrderMargin, restingLots } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
@@ -41,7 +42,8 @@ export interface LimitOutcome {
   readonly rested: boolean;
 }
 
-const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
+/** Wire time-in-force names to the engine's codes. */
+export const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
 
 /** The message for an engine rejection, naming the offending value. */
 export function engineReject(code: number, m: Market, isBuy: boolean, px: number, sz: number): ExchangeError {
@@ -164,26 +166,9 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
 
 /** Status event of a taker that did not rest: filled, or its Ioc remainder cancelled. */
 function emitTakerDone(ctx: TxContext, m: Market, owner: string, spec: LimitSpec, sz: number, filled: number): void {
-  const view = {
-    coin: m.name,
-    side: spec.isBuy ? ('B' as const) : ('A' as const),
-    limitPx: formatScaled(spec.px, m.pxDecimals),
-    sz: formatScaled(sz - filled, m.szDecimals),
-    oid: spec.oid,
-    timestamp: ctx.time,
-    origSz: formatScaled(sz, m.szDecimals),
-    cloid: spec.cloid,
-    reduceOnly: spec.reduceOnly,
-    orderType: 'Limit' as const,
-    tif: spec.tif === TIF_IOC ? 'Ioc' : spec.tif === TIF_ALO ? 'Alo' : 'Gtc',
-    isTrigger: false,
-    triggerCondition: 'N/A',
-    triggerPx: '0',
-    isPositionTpsl: false,
-    children: [],
-  };
+  const fields = { ...spec, sz: sz - filled, origSz: sz, timestamp: ctx.time };
   const status = filled === sz ? 'filled' : filled === 0 ? 'iocCancelRejected' : 'canceled';
-  ctx.events.push({ kind: 'order', user: owner, status, statusTimestamp: ctx.time, order: view });
+  ctx.events.push({ kind: 'order', user: owner, status, statusTimestamp: ctx.time, order: bookOrderView(m, fields) });
 }
 
 /** The spec's status for a placed limit order. */

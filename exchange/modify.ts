@@ -3,7 +3,6 @@
 // at the back under the same oid. All or nothing: a modification that fails leaves the order.
 import type { Account } from './account.ts';
 import type { ModifyAction } from './actions.ts';
-import { TIF_ALO, TIF_GTC, TIF_IOC } from './engine/book-order.ts';
 import type { BookOrder } from './engine/book-order.ts';
 import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
@@ -11,11 +10,9 @@ import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitBookOrder, emitTrigger, parentDone, type TxContext } from './order-context.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { isExchangeError } from './order-rules.ts';
-import { engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
+import { TIF_CODES, engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
 import { parseTrigger } from './trigger-orders.ts';
 import type { TriggerOrder } from './triggers.ts';
-
-const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
 
 function findTarget(m: Market, owner: string, id: number | string): { book?: BookOrder; trigger?: TriggerOrder } {
   if (typeof id === 'number') {
