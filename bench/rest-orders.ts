@@ -16,7 +16,7 @@ function pct(sorted: number[], p: number): number {
 
 export async function benchRestOrders(): Promise<void> {
   const dataDir = await tempDir('svc-bench-');
-  const node = await SvcNode.start({ ...DEFAULT_NODE_CONFIG, genesis: devnetGenesis(), dataDir, restPort: 0, log: () => {} });
+  const node = await SvcNode.start({ ...DEFAULT_NODE_CONFIG, genesis: devnetGenesis(), dataDir, restPort: 0, wsPort: null, log: () => {} });
   try {
     const wallets = DEV_ACCOUNTS.slice(0, 8).map((a) => new Wallet(a.privateKey));
     const base = Date.now();

@@ -11,6 +11,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     fresh: opts.fresh,
     host: opts.host,
     restPort: opts.restPort,
+    wsPort: opts.wsPort,
     oracleIntervalMs: opts.oracleIntervalMs,
     log: out,
   });
@@ -20,7 +21,8 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
   out(`  data dir      ${opts.dataDir}`);
   out(`  validator     ${node.validatorKey.publicKey}`);
   out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
-  out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/health, GET /v1/height)`);
+  out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
+  if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
   out('');
   out(`Funded development accounts, ${DEV_ACCOUNT_USDC} USDC each (mnemonic "${DEV_MNEMONIC}"):`);
   DEV_ACCOUNTS.forEach((a, i) => out(`  (${i}) ${a.address}  key ${a.privateKey}`));

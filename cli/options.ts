@@ -24,7 +24,7 @@ Runs a single-validator local chain from the built-in devnet genesis.
 Options:
   --data-dir <dir>   where blocks and state live (default: $SVC_HOME/devnet, SVC_HOME=~/.svc)
   --rest-port <n>    REST API port (default 4001; 0 picks a free port)
-  --ws-port <n>      WebSocket port (default 4000; reserved until the WebSocket API lands)
+  --ws-port <n>      WebSocket port, path /ws (default 4000; 0 picks a free port)
   --rpc-port <n>     EVM JSON-RPC port (default 3001; reserved until the EVM lands)
   --host <addr>      interface to listen on (default 127.0.0.1)
   --fresh            wipe the data directory first

@@ -10,7 +10,7 @@ import {
   Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
 } from '../exchange/index.ts';
 import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
-import { RestServer } from '../rpc/index.ts';
+import { RestServer, WsServer } from '../rpc/index.ts';
 import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
@@ -28,6 +28,8 @@ export interface NodeConfig {
   readonly fresh: boolean;
   readonly host: string;
   readonly restPort: number;
+  /** WebSocket port (path /ws); null serves none. */
+  readonly wsPort: number | null;
   readonly batchDelayMs: number;
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
@@ -49,6 +51,7 @@ export interface NodeConfig {
 export const DEFAULT_NODE_CONFIG = {
   host: '127.0.0.1',
   restPort: 4001,
+  wsPort: 4000 as number | null,
   batchDelayMs: 2,
   emptyBlockIntervalMs: 1000,
   maxBlockTxs: 10_000,
@@ -144,7 +147,13 @@ export class SvcNode {
     private readonly halted: () => boolean,
     private readonly oracleTimer: NodeJS.Timeout | null,
     private readonly recovery: SignerRecovery,
+    private readonly ws: WsServer | null,
+    readonly wsPort: number | null,
   ) {}
+
+  get wsUrl(): string | null {
+    return this.wsPort === null ? null : `ws://${this.config.host}:${this.wsPort}/ws`;
+  }
 
   get restUrl(): string {
     return `http://${this.config.host}:${this.restPort}`;
@@ -212,6 +221,18 @@ export class SvcNode {
     });
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
     const restPort = await rest.listen();
+    let ws: WsServer | null = null;
+    let wsPort: number | null = null;
+    if (config.wsPort !== null) {
+      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: 4 << 20, maxSubscriptions: 1000, maxConnectionsPerIp: 100 });
+      try {
+        wsPort = await ws.listen();
+      } catch (err) {
+        rest.close();
+        ws.close();
+        throw new NodeStartError((err as Error).message);
+      }
+    }
     engine.start();
     const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
     const oracleTimer = feeder === null ? null : setInterval(() => {
@@ -222,13 +243,14 @@ export class SvcNode {
       void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
       engine.notifyTxs();
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.rest.close();
+      this.ws?.close();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.engine.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.

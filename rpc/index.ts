@@ -2,3 +2,4 @@
 export type { NodeApi, ExchangeRequest, SubmitOutcome, MarketRules, OrderStatusAnswer } from './api.ts';
 export { RestServer, type RestServerOptions } from './rest-server.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
+export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';

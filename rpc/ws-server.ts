@@ -1,0 +1,287 @@
+// The WebSocket API on uWebSockets.js (path /ws): post requests (info and exchange, answered on
+// channel `post` with the request's id), subscriptions with Hyperliquid's message shapes pushed
+// from committed blocks, ping/pong. Slow consumers are cut off by uWS's backpressure limit.
+import uWS from '@trufflesuite/uws-js-unofficial';
+import type { ExchangeEvent, FillRecord } from '../exchange/index.ts';
+import { canonicalize, normalizeAddress } from '../primitives/index.ts';
+import type { NodeApi } from './api.ts';
+import { handleExchange } from './exchange-endpoint.ts';
+import { HttpError } from './http-errors.ts';
+import { handleInfo } from './info.ts';
+
+/** A committed block as the streams need it; declared here, supplied by node/. */
+export interface FeedBlock {
+  readonly header: { readonly height: number; readonly time: number };
+  readonly events: readonly ExchangeEvent[];
+}
+
+export interface BlockFeed {
+  onBlock(listener: (b: FeedBlock) => void): () => void;
+}
+
+export interface WsServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly log: (line: string) => void;
+  /** Bytes buffered for one connection before it is closed as too slow. */
+  readonly maxBackpressure: number;
+  readonly maxSubscriptions: number;
+  readonly maxConnectionsPerIp: number;
+}
+
+type Subscription =
+  | { type: 'allMids' }
+  | { type: 'l2Book' | 'trades' | 'bbo'; coin: string }
+  | { type: 'userFills' | 'orderUpdates' | 'userEvents' | 'userFundings'; user: string };
+
+interface Conn {
+  readonly ip: string;
+  readonly subs: Map<string, Subscription>;
+}
+
+const USER_TYPES = new Set(['userFills', 'orderUpdates', 'userEvents', 'userFundings']);
+const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo']);
+
+export class WsServer {
+  private readonly app: uWS.TemplatedApp;
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private readonly conns = new Set<uWS.WebSocket<Conn>>();
+  private readonly perIp = new Map<string, number>();
+  private readonly unsubscribeFeed: () => void;
+
+  constructor(
+    private readonly api: NodeApi,
+    feed: BlockFeed,
+    private readonly opts: WsServerOptions,
+  ) {
+    this.app = uWS.App();
+    this.app.ws<Conn>('/ws', {
+      idleTimeout: 60,
+      sendPingsAutomatically: false,
+      maxPayloadLength: 256 * 1024,
+      maxBackpressure: opts.maxBackpressure,
+      closeOnBackpressureLimit: 1,
+      upgrade: (res, req, context) => {
+        const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+        if ((this.perIp.get(ip) ?? 0) >= opts.maxConnectionsPerIp) {
+          res.writeStatus('429 Too Many Requests').end(JSON.stringify({ error: 'rate_limit_exceeded', message: `at most ${opts.maxConnectionsPerIp} connections per IP`, retry_after: 10 }));
+          return;
+        }
+        res.upgrade<Conn>({ ip, subs: new Map() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+      },
+      open: (ws) => {
+        this.conns.add(ws);
+        const ip = ws.getUserData().ip;
+        this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+      },
+      message: (ws, message) => void this.onMessage(ws, Buffer.from(message).toString('utf8')),
+      close: (ws) => {
+        this.conns.delete(ws);
+        const ip = ws.getUserData().ip;
+        const n = (this.perIp.get(ip) ?? 1) - 1;
+        if (n === 0) this.perIp.delete(ip);
+        else this.perIp.set(ip, n);
+      },
+    });
+    this.app.any('/*', (res) => {
+      res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'not_found', message: 'WebSocket endpoint is /ws' }));
+    });
+    this.unsubscribeFeed = feed.onBlock((b) => this.onBlock(b));
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(this.opts.host, this.opts.port, (token) => {
+        if (!token) return reject(new Error(`cannot listen on ${this.opts.host}:${this.opts.port}`));
+        this.listenSocket = token;
+        resolve(uWS.us_socket_local_port(token as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  close(): void {
+    this.unsubscribeFeed();
+    if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    (this.app as unknown as { close(): void }).close();
+  }
+
+  private send(ws: uWS.WebSocket<Conn>, msg: unknown): void {
+    if (!this.conns.has(ws)) return;
+    ws.send(JSON.stringify(msg), false);
+  }
+
+  private error(ws: uWS.WebSocket<Conn>, message: string): void {
+    this.send(ws, { channel: 'error', data: message });
+  }
+
+  private async onMessage(ws: uWS.WebSocket<Conn>, text: string): Promise<void> {
+    let msg: Record<string, unknown>;
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
+      msg = v as Record<string, unknown>;
+    } catch {
+      return this.error(ws, `Malformed message: ${text.slice(0, 100)}`);
+    }
+    switch (msg.method) {
+      case 'ping':
+        return this.send(ws, { channel: 'pong' });
+      case 'subscribe':
+      case 'unsubscribe':
+        return this.onSubscription(ws, msg.method, msg.subscription);
+      case 'post':
+        return this.onPost(ws, msg);
+      default:
+        return this.error(ws, `Unknown method: ${String(msg.method)}`);
+    }
+  }
+
+  private parseSubscription(raw: unknown): Subscription | string {
+    if (typeof raw !== 'object' || raw === null) return 'Missing subscription';
+    const s = raw as Record<string, unknown>;
+    const type = s.type;
+    if (type === 'allMids') return { type };
+    if (typeof type === 'string' && COIN_TYPES.has(type)) {
+      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${String(s.coin)}`;
+      return { type: type as 'l2Book', coin: s.coin };
+    }
+    if (typeof type === 'string' && USER_TYPES.has(type)) {
+      const user = normalizeAddress(s.user);
+      if (user === null) return `Invalid user: ${String(s.user)}`;
+      return { type: type as 'userFills', user };
+    }
+    return `Unknown subscription type: ${String(type)}`;
+  }
+
+  private onSubscription(ws: uWS.WebSocket<Conn>, method: 'subscribe' | 'unsubscribe', raw: unknown): void {
+    const sub = this.parseSubscription(raw);
+    if (typeof sub === 'string') return this.error(ws, sub);
+    const subs = ws.getUserData().subs;
+    const key = canonicalize(sub);
+    if (method === 'unsubscribe') {
+      if (!subs.delete(key)) return this.error(ws, `Not subscribed: ${key}`);
+      return this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
+    }
+    if (subs.has(key)) return this.error(ws, `Already subscribed: ${key}`);
+    if (subs.size >= this.opts.maxSubscriptions) return this.error(ws, `At most ${this.opts.maxSubscriptions} subscriptions per connection`);
+    subs.set(key, sub);
+    this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
+    void this.snapshot(ws, sub);
+  }
+
+  /** The first message of a subscription, where Hyperliquid sends one. */
+  private async snapshot(ws: uWS.WebSocket<Conn>, sub: Subscription): Promise<void> {
+    switch (sub.type) {
+      case 'allMids':
+        return this.send(ws, { channel: 'allMids', data: { mids: this.api.allMids() } });
+      case 'l2Book':
+        return this.send(ws, { channel: 'l2Book', data: this.api.l2Book(sub.coin) });
+      case 'userFills':
+        return this.send(ws, { channel: 'userFills', data: { isSnapshot: true, user: sub.user, fills: await this.api.userFills(sub.user) } });
+      default:
+        return;
+    }
+  }
+
+  private async onPost(ws: uWS.WebSocket<Conn>, msg: Record<string, unknown>): Promise<void> {
+    const id = msg.id;
+    const request = msg.request as Record<string, unknown> | undefined;
+    if (typeof id !== 'number' || typeof request !== 'object' || request === null) return this.error(ws, 'A post needs a numeric id and a request');
+    const payload = request.payload as Record<string, unknown>;
+    if (typeof payload !== 'object' || payload === null) return this.error(ws, 'Missing request.payload');
+    try {
+      if (request.type === 'info') {
+        return this.send(ws, { channel: 'post', data: { id, response: await handleInfo(this.api, payload) } });
+      }
+      if (request.type === 'exchange') {
+        const action = payload.action as Record<string, unknown> | undefined;
+        if (action?.type === 'spotDeploy') throw new HttpError('bad_request', 'spotDeploy is not available over WebSocket; use POST /exchange');
+        return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload) } });
+      }
+      return this.error(ws, `Unknown request type: ${String(request.type)}`);
+    } catch (err) {
+      const message = err instanceof HttpError ? err.message : 'Internal server error';
+      if (!(err instanceof HttpError)) this.opts.log(`ws post failed: ${(err as Error).stack ?? String(err)}`);
+      // Over WS, failures of an exchange post are its envelope's err (DESIGN), of an info post an error.
+      if (request.type === 'exchange') return this.send(ws, { channel: 'post', data: { id, response: { status: 'err', response: message } } });
+      return this.send(ws, { channel: 'error', data: `post ${id}: ${message}` });
+    }
+  }
+
+  /** Pushes one committed block to every subscription it concerns. */
+  private onBlock(b: FeedBlock): void {
+    if (this.conns.size === 0) return;
+    const touchedCoins = new Set<string>();
+    const trades = new Map<string, { coin: string; side: string; px: string; sz: string; hash: string; time: number; tid: number; users: [string, string] }[]>();
+    const fills = new Map<string, FillRecord[]>();
+    const orders = new Map<string, unknown[]>();
+    const fundings = new Map<string, unknown[]>();
+    const makers = new Map<number, string>();
+    for (const e of b.events) {
+      if (e.kind === 'fill') {
+        touchedCoins.add(e.fill.coin);
+        (fills.get(e.user) ?? fills.set(e.user, []).get(e.user)!).push(e.fill);
+        if (!e.fill.crossed) makers.set(e.fill.tid, e.user);
+        else {
+          const maker = makers.get(e.fill.tid) ?? '';
+          const users: [string, string] = e.fill.side === 'B' ? [e.user, maker] : [maker, e.user];
+          const list = trades.get(e.fill.coin) ?? trades.set(e.fill.coin, []).get(e.fill.coin)!;
+          list.push({ coin: e.fill.coin, side: e.fill.side, px: e.fill.px, sz: e.fill.sz, hash: e.fill.hash, time: e.fill.time, tid: e.fill.tid, users });
+        }
+      } else if (e.kind === 'order') {
+        touchedCoins.add(e.order.coin);
+        (orders.get(e.user) ?? orders.set(e.user, []).get(e.user)!).push({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
+      } else if (e.kind === 'funding') {
+        (fundings.get(e.user) ?? fundings.set(e.user, []).get(e.user)!).push(e.funding);
+      }
+    }
+    const books = new Map<string, unknown>();
+    const book = (coin: string) => books.get(coin) ?? books.set(coin, this.api.l2Book(coin)).get(coin);
+    let mids: Record<string, string> | null = null;
+    for (const ws of this.conns) {
+      for (const sub of ws.getUserData().subs.values()) {
+        switch (sub.type) {
+          case 'allMids':
+            if (touchedCoins.size > 0) this.send(ws, { channel: 'allMids', data: { mids: (mids ??= this.api.allMids()) } });
+            break;
+          case 'l2Book':
+            if (touchedCoins.has(sub.coin)) this.send(ws, { channel: 'l2Book', data: book(sub.coin) });
+            break;
+          case 'bbo':
+            if (touchedCoins.has(sub.coin)) {
+              const levels = (book(sub.coin) as { levels: [unknown[], unknown[]] } | null)?.levels;
+              this.send(ws, { channel: 'bbo', data: { coin: sub.coin, time: b.header.time, bbo: [levels?.[0][0] ?? null, levels?.[1][0] ?? null] } });
+            }
+            break;
+          case 'trades': {
+            const t = trades.get(sub.coin);
+            if (t !== undefined) this.send(ws, { channel: 'trades', data: t });
+            break;
+          }
+          case 'userFills': {
+            const f = fills.get(sub.user);
+            if (f !== undefined) this.send(ws, { channel: 'userFills', data: { user: sub.user, fills: f } });
+            break;
+          }
+          case 'orderUpdates': {
+            const o = orders.get(sub.user);
+            if (o !== undefined) this.send(ws, { channel: 'orderUpdates', data: o });
+            break;
+          }
+          case 'userFundings': {
+            const f = fundings.get(sub.user);
+            if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
+            break;
+          }
+          case 'userEvents': {
+            const f = fills.get(sub.user);
+            if (f !== undefined) this.send(ws, { channel: 'user', data: { fills: f } });
+            for (const funding of fundings.get(sub.user) ?? []) this.send(ws, { channel: 'user', data: { funding } });
+            break;
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,93 @@
+// The WebSocket API against a real node with the `ws` client: post requests, subscriptions fed
+// by committed blocks, ping/pong, and errors that leave the connection usable.
+import t from 'tap';
+import WebSocket from 'ws';
+import { limit, nextNonce, orderAction, startNode, wallets } from '../support/node.ts';
+import { signRequest } from '../support/signing.ts';
+
+const [alice, bob] = wallets as [typeof wallets[0], typeof wallets[0]];
+const A = alice.address.toLowerCase();
+const B = bob.address.toLowerCase();
+
+/** A client that collects messages and waits (bounded) for one matching a predicate. */
+async function connect(url: string) {
+  const ws = new WebSocket(url);
+  const inbox: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const waiters: (() => void)[] = [];
+  ws.on('message', (data) => {
+    inbox.push(JSON.parse(data.toString()));
+    waiters.splice(0).forEach((w) => w());
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    send: (m: unknown) => ws.send(JSON.stringify(m)),
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async next(pred: (m: any) => boolean, timeoutMs = 5000): Promise<any> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const i = inbox.findIndex(pred);
+        if (i >= 0) return inbox.splice(i, 1)[0];
+        if (Date.now() > deadline) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(inbox).slice(0, 500)}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 100);
+        });
+      }
+    },
+  };
+}
+
+t.test('posts, subscriptions fed by blocks, ping, errors', async (t) => {
+  const { node, client } = await startNode(t);
+  const c = await connect(node.wsUrl as string);
+  t.teardown(() => c.ws.close());
+
+  c.send({ method: 'ping' });
+  t.same(await c.next((m) => m.channel === 'pong'), { channel: 'pong' });
+
+  c.send({ method: 'post', id: 7, request: { type: 'info', payload: { type: 'meta' } } });
+  const meta = await c.next((m) => m.channel === 'post' && m.data.id === 7);
+  t.equal(meta.data.response.universe[0].name, 'BTC');
+
+  for (const subscription of [{ type: 'l2Book', coin: 'BTC' }, { type: 'trades', coin: 'BTC' }, { type: 'orderUpdates', user: A }, { type: 'userFills', user: B }, { type: 'allMids' }]) {
+    c.send({ method: 'subscribe', subscription });
+    t.same(await c.next((m) => m.channel === 'subscriptionResponse' && m.data.subscription.type === subscription.type), { channel: 'subscriptionResponse', data: { method: 'subscribe', subscription } });
+  }
+  t.same((await c.next((m) => m.channel === 'l2Book')).data.levels, [[], []], 'book snapshot on subscribe');
+  t.match(await c.next((m) => m.channel === 'userFills'), { data: { isSnapshot: true, user: B, fills: [] } });
+  t.match(await c.next((m) => m.channel === 'allMids'), { data: { mids: { BTC: String } } });
+
+  // An order placed over WS post rests; another over REST takes it.
+  const req = await signRequest(alice, orderAction(limit(0, false, '100000', '0.5')), nextNonce());
+  c.send({ method: 'post', id: 8, request: { type: 'exchange', payload: req } });
+  const placed = await c.next((m) => m.channel === 'post' && m.data.id === 8);
+  t.match(placed.data.response, { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: Number } }] } } });
+  t.match(await c.next((m) => m.channel === 'orderUpdates'), { data: [{ status: 'open', order: { coin: 'BTC', side: 'A', sz: '0.5' } }] });
+  t.match(await c.next((m) => m.channel === 'l2Book'), { data: { coin: 'BTC', levels: [[], [{ px: '100000', sz: '0.5', n: 1 }]] } });
+
+  await client.exchange(bob, orderAction(limit(0, true, '100000', '0.2', 'Ioc')));
+  t.match(await c.next((m) => m.channel === 'trades'), { data: [{ coin: 'BTC', side: 'B', px: '100000', sz: '0.2', users: [B, A] }] });
+  t.match(await c.next((m) => m.channel === 'userFills' && m.data.fills.length > 0), { data: { user: B, fills: [{ sz: '0.2', crossed: true }] } });
+
+  // Auth failures over WS post are envelopes; bad input is an error message; the socket stays usable.
+  c.send({ method: 'post', id: 9, request: { type: 'exchange', payload: { ...req, nonce: req.nonce } } });
+  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 9), { data: { response: { status: 'err', response: 'Nonce already used' } } });
+  c.send({ method: 'post', id: 10, request: { type: 'exchange', payload: { action: { type: 'spotDeploy' }, nonce: 1, signature: {} } } });
+  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 10), { data: { response: { status: 'err', response: /not available over WebSocket/ } } });
+  c.ws.send('{not json');
+  t.match(await c.next((m) => m.channel === 'error'), { data: /Malformed message/ });
+  c.send({ method: 'subscribe', subscription: { type: 'l2Book', coin: 'DOGE' } });
+  t.match(await c.next((m) => m.channel === 'error'), { data: 'Unknown coin: DOGE' });
+  c.send({ method: 'subscribe', subscription: { type: 'userFills', user: '0x12' } });
+  t.match(await c.next((m) => m.channel === 'error'), { data: /Invalid user/ });
+  c.send({ method: 'bogus' });
+  t.match(await c.next((m) => m.channel === 'error'), { data: 'Unknown method: bogus' });
+  c.send({ method: 'unsubscribe', subscription: { type: 'trades', coin: 'BTC' } });
+  t.match(await c.next((m) => m.channel === 'subscriptionResponse' && m.data.method === 'unsubscribe'), { data: { subscription: { type: 'trades' } } });
+  c.send({ method: 'ping' });
+  t.same(await c.next((m) => m.channel === 'pong'), { channel: 'pong' }, 'still usable');
+});
