@@ -30,6 +30,8 @@ export interface NodeConfig {
   readonly restPort: number;
   /** WebSocket port (path /ws); null serves none. */
   readonly wsPort: number | null;
+  /** Bytes a WebSocket connection may have unsent before it is closed as too slow. */
+  readonly wsMaxBackpressure: number;
   readonly batchDelayMs: number;
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
@@ -52,6 +54,7 @@ export const DEFAULT_NODE_CONFIG = {
   host: '127.0.0.1',
   restPort: 4001,
   wsPort: 4000 as number | null,
+  wsMaxBackpressure: 4 << 20,
   batchDelayMs: 2,
   emptyBlockIntervalMs: 1000,
   maxBlockTxs: 10_000,
@@ -224,7 +227,7 @@ export class SvcNode {
     let ws: WsServer | null = null;
     let wsPort: number | null = null;
     if (config.wsPort !== null) {
-      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: 4 << 20, maxSubscriptions: 1000, maxConnectionsPerIp: 100 });
+      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, maxSubscriptions: 1000, maxConnectionsPerIp: 100 });
       try {
         wsPort = await ws.listen();
       } catch (err) {

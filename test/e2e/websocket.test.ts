@@ -91,3 +91,27 @@ t.test('posts, subscriptions fed by blocks, ping, errors', async (t) => {
   c.send({ method: 'ping' });
   t.same(await c.next((m) => m.channel === 'pong'), { channel: 'pong' }, 'still usable');
 });
+
+t.test('a slow consumer is cut off; a fast one keeps receiving', async (t) => {
+  const { node, client } = await startNode(t, { wsMaxBackpressure: 64 << 10 });
+  const slow = await connect(node.wsUrl as string);
+  const fast = await connect(node.wsUrl as string);
+  t.teardown(() => {
+    slow.ws.terminate();
+    fast.ws.close();
+  });
+  fast.send({ method: 'subscribe', subscription: { type: 'l2Book', coin: 'ETH' } });
+  await fast.next((m) => m.channel === 'l2Book');
+  const closed = new Promise<number>((resolve) => slow.ws.once('close', (code) => resolve(code)));
+  // The slow client stops reading and keeps asking: the answers pile up on the server.
+  (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  const ask = JSON.stringify({ method: 'post', id: 1, request: { type: 'info', payload: { type: 'metaAndAssetCtxs' } } });
+  for (let i = 0; i < 20_000 && slow.ws.readyState === WebSocket.OPEN; i++) slow.ws.send(ask);
+  (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([closed, new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error('the slow consumer was not closed')), 20_000)))]);
+  clearTimeout(timer);
+  t.ok(code > 0, `closed by the server (code ${code})`);
+  await client.exchange(alice, orderAction(limit(1, true, '3400', '1')));
+  t.match(await fast.next((m) => m.channel === 'l2Book' && m.data.levels[0].length > 0), { data: { coin: 'ETH', levels: [[{ px: '3400' }], []] } }, 'the fast one still gets its book');
+});
