@@ -31,16 +31,16 @@ export interface WsServerOptions {
 
 type Subscription =
   | { type: 'allMids' }
-  | { type: 'l2Book' | 'trades' | 'bbo'; coin: string }
-  | { type: 'userFills' | 'orderUpdates' | 'userEvents' | 'userFundings'; user: string };
+  | { type: 'l2Book' | 'trades' | 'bbo' | 'activeAssetCtx'; coin: string }
+  | { type: 'userFills' | 'orderUpdates' | 'userEvents' | 'userFundings' | 'notification'; user: string };
 
 interface Conn {
   readonly ip: string;
   readonly subs: Map<string, Subscription>;
 }
 
-const USER_TYPES = new Set(['userFills', 'orderUpdates', 'userEvents', 'userFundings']);
-const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo']);
+const USER_TYPES = new Set(['userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification']);
+const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx']);
 
 export class WsServer {
   private readonly app: uWS.TemplatedApp;
@@ -179,6 +179,10 @@ export class WsServer {
         return this.send(ws, { channel: 'l2Book', data: this.api.l2Book(sub.coin) });
       case 'userFills':
         return this.send(ws, { channel: 'userFills', data: { isSnapshot: true, user: sub.user, fills: await this.api.userFills(sub.user) } });
+      case 'activeAssetCtx': {
+        const ctx = this.assetCtx(sub.coin);
+        return ctx === null ? undefined : this.send(ws, { channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } });
+      }
       default:
         return;
     }
@@ -209,6 +213,13 @@ export class WsServer {
     }
   }
 
+  /** A perpetual's context (the `metaAndAssetCtxs` entry), or null for spot pairs. */
+  private assetCtx(coin: string): unknown {
+    const [meta, ctxs] = this.api.metaAndAssetCtxs();
+    const i = meta.universe.findIndex((u) => u.name === coin);
+    return i < 0 ? null : ctxs[i];
+  }
+
   /** Pushes one committed block to every subscription it concerns. */
   private onBlock(b: FeedBlock): void {
     if (this.conns.size === 0) return;
@@ -217,6 +228,7 @@ export class WsServer {
     const fills = new Map<string, FillRecord[]>();
     const orders = new Map<string, unknown[]>();
     const fundings = new Map<string, unknown[]>();
+    const notices = new Map<string, string[]>();
     const makers = new Map<number, string>();
     for (const e of b.events) {
       if (e.kind === 'fill') {
@@ -234,6 +246,10 @@ export class WsServer {
         (orders.get(e.user) ?? orders.set(e.user, []).get(e.user)!).push({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
       } else if (e.kind === 'funding') {
         (fundings.get(e.user) ?? fundings.set(e.user, []).get(e.user)!).push(e.funding);
+      } else if (e.kind === 'liquidation') {
+        const l = e.liquidation;
+        const text = `Liquidated: ${l.liquidatedPositions.map((p) => `${p.szi} ${p.coin}`).join(', ')} (account value ${l.accountValue} below maintenance ${l.maintenanceMargin})`;
+        (notices.get(e.user) ?? notices.set(e.user, []).get(e.user)!).push(text);
       }
     }
     const books = new Map<string, unknown>();
@@ -274,6 +290,15 @@ export class WsServer {
             if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
             break;
           }
+          case 'activeAssetCtx':
+            if (touchedCoins.has(sub.coin)) {
+              const ctx = this.assetCtx(sub.coin);
+              if (ctx !== null) this.send(ws, { channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } });
+            }
+            break;
+          case 'notification':
+            for (const notification of notices.get(sub.user) ?? []) this.send(ws, { channel: 'notification', data: { notification } });
+            break;
           case 'userEvents': {
             const f = fills.get(sub.user);
             if (f !== undefined) this.send(ws, { channel: 'user', data: { fills: f } });

@@ -53,13 +53,14 @@ t.test('posts, subscriptions fed by blocks, ping, errors', async (t) => {
   const meta = await c.next((m) => m.channel === 'post' && m.data.id === 7);
   t.equal(meta.data.response.universe[0].name, 'BTC');
 
-  for (const subscription of [{ type: 'l2Book', coin: 'BTC' }, { type: 'trades', coin: 'BTC' }, { type: 'orderUpdates', user: A }, { type: 'userFills', user: B }, { type: 'allMids' }]) {
+  for (const subscription of [{ type: 'l2Book', coin: 'BTC' }, { type: 'trades', coin: 'BTC' }, { type: 'orderUpdates', user: A }, { type: 'userFills', user: B }, { type: 'allMids' }, { type: 'activeAssetCtx', coin: 'BTC' }]) {
     c.send({ method: 'subscribe', subscription });
     t.same(await c.next((m) => m.channel === 'subscriptionResponse' && m.data.subscription.type === subscription.type), { channel: 'subscriptionResponse', data: { method: 'subscribe', subscription } });
   }
   t.same((await c.next((m) => m.channel === 'l2Book')).data.levels, [[], []], 'book snapshot on subscribe');
   t.match(await c.next((m) => m.channel === 'userFills'), { data: { isSnapshot: true, user: B, fills: [] } });
   t.match(await c.next((m) => m.channel === 'allMids'), { data: { mids: { BTC: String } } });
+  t.match(await c.next((m) => m.channel === 'activeAssetCtx'), { data: { coin: 'BTC', ctx: { markPx: '100000', oraclePx: '100000' } } });
 
   // An order placed over WS post rests; another over REST takes it.
   const req = await signRequest(alice, orderAction(limit(0, false, '100000', '0.5')), nextNonce());
