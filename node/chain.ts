@@ -13,6 +13,7 @@ import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, toExchangeTx } from './tx-codec.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
+import type { CandleBook } from './candles.ts';
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
@@ -51,6 +52,7 @@ export class Chain implements ConsensusApp {
     private readonly mempool: Mempool,
     private readonly bus: EventBus,
     private readonly opts: ChainOptions,
+    readonly candles: CandleBook,
   ) {}
 
   head(): CommittedHead {
@@ -132,10 +134,11 @@ export class Chain implements ConsensusApp {
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
-    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, snapshot, sync: block.txs.length > 0 });
+    const candles = this.candles.apply(fills.map((f) => f.fill));
+    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
     for (const r of executed.results) this.mempool.settle(r.hash, r.result);
-    this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events });
+    this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events, candles: candles.map((c) => this.candles.view(c)) });
   }
 
   /** Persists a snapshot of the current state (clean shutdown), so start-up replays nothing. */

@@ -2,12 +2,15 @@
 import { EventEmitter } from 'node:events';
 import type { BlockHeader } from '../consensus/index.ts';
 import type { ExchangeEvent, TxResult } from '../exchange/index.ts';
+import type { CandleView } from './candles.ts';
 
 export interface CommittedBlockEvent {
   readonly header: BlockHeader;
   readonly hash: string;
   readonly results: readonly { hash: string; result: TxResult }[];
   readonly events: readonly ExchangeEvent[];
+  /** Candles the block's trades changed (Hyperliquid's shape). */
+  readonly candles: readonly CandleView[];
 }
 
 export class EventBus {

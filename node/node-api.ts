@@ -4,9 +4,12 @@ import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
 import type { ChainStore } from './storage.ts';
+import { CANDLE_INTERVALS, type CandleBook } from './candles.ts';
 
 /** Fills kept reachable per user by `userFills`. */
 const USER_FILLS_LIMIT = 2000;
+/** Candles per `candleSnapshot` response (Hyperliquid serves the 5000 most recent). */
+const CANDLE_LIMIT = 5000;
 /** Records per time-range response (Hyperliquid's limit): page with the last time + 1. */
 const TIME_RANGE_LIMIT = 500;
 /** Most recent fills `userFillsByTime` looks through, as on Hyperliquid. */
@@ -31,6 +34,7 @@ function dailyVolume(fills: readonly FillRecord[]): { date: string; userCross: s
 }
 
 export function makeNodeApi(deps: {
+  candles: CandleBook;
   exchange: Exchange;
   chain: Chain;
   store: ChainStore;
@@ -53,6 +57,10 @@ export function makeNodeApi(deps: {
       return m === undefined || m.kind !== 'perp' ? null : store.fundingHistory(coin, start, end, TIME_RANGE_LIMIT);
     },
     userFunding: (user, start, end) => store.userFunding(user, start, end, TIME_RANGE_LIMIT),
+    async candleSnapshot(coin, interval, start, end) {
+      if (state.marketsByName.get(coin) === undefined || CANDLE_INTERVALS[interval] === undefined) return null;
+      return (await store.candleRange(coin, interval, start, end, CANDLE_LIMIT)).map((c) => deps.candles.view(c));
+    },
     spotMeta: () => views.spotMeta(state),
     allMids: () => views.allMids(state),
     l2Book: (coin) => views.l2Book(state, coin),

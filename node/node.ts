@@ -15,6 +15,7 @@ import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
 import { Mempool } from './mempool.ts';
+import { CANDLE_INTERVALS, CandleBook } from './candles.ts';
 import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signer-pool.ts';
 import { DevnetPriceFeeder } from './price-feeder.ts';
 import { encodeOracleTx } from './system-tx.ts';
@@ -189,8 +190,15 @@ export class SvcNode {
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId });
+    const candles = new CandleBook(exchange);
+    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles);
     if (to !== undefined && to.height > from.height) await chain.replay(to);
+    for (const m of exchange.state.markets) {
+      for (const interval of Object.keys(CANDLE_INTERVALS)) {
+        const last = await store.lastCandle(m.name, interval);
+        if (last !== undefined) candles.seed([last]);
+      }
+    }
     let fatal: unknown = null;
     const engine = new SoloEngine(chain, {
       chainId: genesis.file.chainId,
@@ -213,6 +221,7 @@ export class SvcNode {
     };
     const recovery = await startRecovery(auth, config);
     const api = makeNodeApi({
+      candles,
       exchange,
       chain,
       store,

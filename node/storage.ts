@@ -4,6 +4,7 @@ import { Level } from 'level';
 import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
+import type { StoredCandle } from './candles.ts';
 
 export interface StoredHead {
   readonly height: number;
@@ -44,6 +45,7 @@ export interface BlockWrite {
   readonly fundings: readonly { user: string; seq: number; funding: FundingRecord }[];
   readonly fundingRates: readonly FundingRateRecord[];
   readonly liquidations: readonly LiquidationRecord[];
+  readonly candles: readonly StoredCandle[];
   readonly snapshot: StoredSnapshot | null;
   /** fsync before resolving: set when the block acknowledges actions. */
   readonly sync: boolean;
@@ -60,6 +62,7 @@ export class ChainStore {
   private readonly fundings;
   private readonly rates;
   private readonly liquidations;
+  private readonly candles;
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -70,6 +73,7 @@ export class ChainStore {
     this.fundings = this.db.sublevel<string, FundingRecord>('fund', { valueEncoding: 'json' });
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
+    this.candles = this.db.sublevel<string, StoredCandle>('candle', { valueEncoding: 'json' });
   }
 
   open(): Promise<void> {
@@ -119,6 +123,7 @@ export class ChainStore {
     for (const f of w.fundings) batch.put(`${f.user}!${key(f.seq)}`, f.funding, { sublevel: this.fundings });
     for (const r of w.fundingRates) batch.put(`${r.coin}!${key(r.time)}`, r, { sublevel: this.rates });
     w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
+    for (const c of w.candles) batch.put(`${c.coin}!${c.interval}!${key(c.t)}`, c, { sublevel: this.candles });
     if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
     await batch.write({ sync: w.sync } as never);
   }
@@ -158,6 +163,19 @@ export class ChainStore {
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /** Candles of a coin and interval opening in [start, end], oldest first, at most `limit`. */
+  async candleRange(coin: string, interval: string, start: number, end: number, limit: number): Promise<StoredCandle[]> {
+    const out: StoredCandle[] = [];
+    for await (const c of this.candles.values({ gte: `${coin}!${interval}!${key(Math.max(0, start))}`, lte: `${coin}!${interval}!${key(end)}`, limit })) out.push(c);
+    return out;
+  }
+
+  /** The most recent candle of a coin and interval, if any. */
+  async lastCandle(coin: string, interval: string): Promise<StoredCandle | undefined> {
+    for await (const c of this.candles.values({ gte: `${coin}!${interval}!`, lt: `${coin}!${interval}!~`, reverse: true, limit: 1 })) return c;
+    return undefined;
   }
 
   orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {

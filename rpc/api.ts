@@ -41,6 +41,8 @@ export interface NodeApi {
   metaAndAssetCtxs(): ReturnType<typeof views.metaAndAssetCtxs>;
   /** A perpetual's funding rates with start <= time < end, oldest first, at most 500; null for an unknown coin. */
   fundingHistory(coin: string, start: number, end: number): Promise<FundingRateRecord[] | null>;
+  /** Candles opening in [start, end], oldest first, at most 5000; null for an unknown coin or interval. */
+  candleSnapshot(coin: string, interval: string, start: number, end: number): Promise<unknown[] | null>;
   /** The user's funding payments with start <= time < end, oldest first, at most 500. */
   userFunding(user: Address, start: number, end: number): Promise<FundingRecord[]>;
   spotMeta(): ReturnType<typeof views.spotMeta>;

@@ -10,6 +10,18 @@ type InfoHandler = (api: NodeApi, body: Body) => unknown;
 const HANDLERS: Record<string, InfoHandler> = {
   meta: (api) => api.meta(),
   metaAndAssetCtxs: (api) => api.metaAndAssetCtxs(),
+  candleSnapshot: async (api, body) => {
+    const req = requireField(body, 'req');
+    if (typeof req !== 'object' || Array.isArray(req)) throw badRequest('Invalid field req: expected {coin, interval, startTime, endTime}', { field: 'req' });
+    const r = req as Body;
+    const coin = requireString(r, 'coin');
+    const interval = requireString(r, 'interval');
+    const start = requireInt(r, 'startTime');
+    const end = r.endTime === undefined || r.endTime === null ? Number.MAX_SAFE_INTEGER : requireInt(r, 'endTime');
+    const candles = await api.candleSnapshot(coin, interval, start, end);
+    if (candles === null) throw badRequest(`Unknown coin or interval: ${coin} ${interval}`, { field: 'req' });
+    return candles;
+  },
   fundingHistory: async (api, body) => {
     const coin = requireString(body, 'coin');
     const { start, end } = timeRange(body);
@@ -67,7 +79,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set([
-  'candleSnapshot', 'portfolio',
+  'portfolio',
   'referral', 'delegatorSummary',
 ]);
 

@@ -13,6 +13,8 @@ import { handleInfo } from './info.ts';
 export interface FeedBlock {
   readonly header: { readonly height: number; readonly time: number };
   readonly events: readonly ExchangeEvent[];
+  /** Candles changed by the block, Hyperliquid's shape (`s` coin, `i` interval). */
+  readonly candles: readonly { readonly s: string; readonly i: string }[];
 }
 
 export interface BlockFeed {
@@ -32,6 +34,7 @@ export interface WsServerOptions {
 type Subscription =
   | { type: 'allMids' }
   | { type: 'l2Book' | 'trades' | 'bbo' | 'activeAssetCtx'; coin: string }
+  | { type: 'candle'; coin: string; interval: string }
   | { type: 'userFills' | 'orderUpdates' | 'userEvents' | 'userFundings' | 'notification'; user: string };
 
 interface Conn {
@@ -39,6 +42,8 @@ interface Conn {
   readonly subs: Map<string, Subscription>;
 }
 
+/** Candle intervals of the spec. */
+const CANDLE_INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w'];
 const USER_TYPES = new Set(['userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification']);
 const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx']);
 
@@ -142,6 +147,11 @@ export class WsServer {
     const s = raw as Record<string, unknown>;
     const type = s.type;
     if (type === 'allMids') return { type };
+    if (type === 'candle') {
+      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${String(s.coin)}`;
+      if (typeof s.interval !== 'string' || !CANDLE_INTERVALS.includes(s.interval)) return `Unknown interval: ${String(s.interval)}`;
+      return { type, coin: s.coin, interval: s.interval };
+    }
     if (typeof type === 'string' && COIN_TYPES.has(type)) {
       if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${String(s.coin)}`;
       return { type: type as 'l2Book', coin: s.coin };
@@ -290,6 +300,9 @@ export class WsServer {
             if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
             break;
           }
+          case 'candle':
+            for (const c of b.candles) if (c.s === sub.coin && c.i === sub.interval) this.send(ws, { channel: 'candle', data: c });
+            break;
           case 'activeAssetCtx':
             if (touchedCoins.has(sub.coin)) {
               const ctx = this.assetCtx(sub.coin);

@@ -17,7 +17,8 @@ async function observe(client: Client) {
     })),
   );
   const book = (await client.info({ type: 'l2Book', coin: 'BTC' })).body.levels;
-  return { perUser, book };
+  const candles = (await client.info({ type: 'candleSnapshot', req: { coin: 'BTC', interval: '1d', startTime: 0 } })).body;
+  return { perUser, book, candles };
 }
 
 t.test('restart resumes the same chain and state', async (t) => {

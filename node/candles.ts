@@ -1,0 +1,95 @@
+// Candles (OHLCV) built from trades as blocks commit, for `candleSnapshot` and the `candle`
+// stream. Each taker fill is one trade. Candles open at multiples of their interval since the
+// epoch (UTC). The candle in progress per coin and interval is kept in memory and written with
+// its block, so a restart picks up where the store left off.
+import { formatScaled, parseScaled } from '../primitives/index.ts';
+import type { Exchange, FillRecord } from '../exchange/index.ts';
+
+export const CANDLE_INTERVALS: Readonly<Record<string, number>> = {
+  '1m': 60_000, '3m': 180_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000,
+  '1h': 3_600_000, '2h': 7_200_000, '4h': 14_400_000, '8h': 28_800_000, '12h': 43_200_000,
+  '1d': 86_400_000, '3d': 259_200_000, '1w': 604_800_000,
+};
+
+/** A candle as stored: prices in price units, volume in lots. */
+export interface StoredCandle {
+  readonly coin: string;
+  readonly interval: string;
+  readonly t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+  n: number;
+}
+
+/** Hyperliquid's candle shape. */
+export interface CandleView {
+  t: number;
+  T: number;
+  s: string;
+  i: string;
+  o: string;
+  c: string;
+  h: string;
+  l: string;
+  v: string;
+  n: number;
+}
+
+export class CandleBook {
+  private readonly current = new Map<string, StoredCandle>();
+
+  constructor(private readonly exchange: Exchange) {}
+
+  /** Seeds the candles in progress (from the store at start-up). */
+  seed(candles: Iterable<StoredCandle>): void {
+    for (const c of candles) this.current.set(`${c.coin}|${c.interval}`, c);
+  }
+
+  /** Folds a block's taker fills into the candles; returns the candles it changed. */
+  apply(fills: readonly FillRecord[]): StoredCandle[] {
+    const changed = new Map<string, StoredCandle>();
+    for (const f of fills) {
+      if (!f.crossed) continue;
+      const m = this.exchange.state.marketsByName.get(f.coin);
+      if (m === undefined) continue;
+      const px = Number(parseScaled(f.px, m.pxDecimals) ?? 0n);
+      const sz = Number(parseScaled(f.sz, m.szDecimals) ?? 0n);
+      for (const [interval, ms] of Object.entries(CANDLE_INTERVALS)) {
+        const key = `${f.coin}|${interval}`;
+        const t = Math.floor(f.time / ms) * ms;
+        let c = this.current.get(key);
+        if (c === undefined || c.t !== t) {
+          c = { coin: f.coin, interval, t, o: px, h: px, l: px, c: px, v: 0, n: 0 };
+          this.current.set(key, c);
+        }
+        c.h = Math.max(c.h, px);
+        c.l = Math.min(c.l, px);
+        c.c = px;
+        c.v += sz;
+        c.n += 1;
+        changed.set(key, c);
+      }
+    }
+    return [...changed.values()].map((c) => ({ ...c }));
+  }
+
+  view(c: StoredCandle): CandleView {
+    const m = this.exchange.state.marketsByName.get(c.coin);
+    const px = (v: number) => formatScaled(v, m?.pxDecimals ?? 0);
+    return {
+      t: c.t,
+      T: c.t + (CANDLE_INTERVALS[c.interval] as number) - 1,
+      s: c.coin,
+      i: c.interval,
+      o: px(c.o),
+      c: px(c.c),
+      h: px(c.h),
+      l: px(c.l),
+      v: formatScaled(c.v, m?.szDecimals ?? 0),
+      n: c.n,
+    };
+  }
+}
