@@ -44,6 +44,8 @@ export interface NodeConfig {
   readonly mempoolCapacity: number;
   /** Largest request body; it bounds a transaction's size too. */
   readonly maxBodyBytes: number;
+  /** `/info` requests per minute per IP. */
+  readonly infoPerMinute: number;
   /** Bytes of transactions in one block at most. */
   readonly maxBlockBytes: number;
   readonly log: (line: string) => void;
@@ -64,6 +66,7 @@ export const DEFAULT_NODE_CONFIG = {
   signerWorkers: Math.max(1, Math.min(4, availableParallelism())),
   mempoolCapacity: 50_000,
   maxBodyBytes: 256 << 10,
+  infoPerMinute: 1200,
   maxBlockBytes: 4 << 20,
   fresh: false,
   log: (line: string) => console.log(line),
@@ -231,7 +234,7 @@ export class SvcNode {
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
           : admit({ auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
     });
-    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log });
+    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
     const restPort = await rest.listen();
     let ws: WsServer | null = null;
     let wsPort: number | null = null;

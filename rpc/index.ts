@@ -3,3 +3,4 @@ export type { NodeApi, ExchangeRequest, SubmitOutcome, MarketRules, OrderStatusA
 export { RestServer, type RestServerOptions } from './rest-server.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
+export { RateLimiter } from './rate-limiter.ts';

@@ -7,6 +7,7 @@ import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
+import { RateLimiter } from './rate-limiter.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -14,11 +15,14 @@ export interface RestServerOptions {
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly log: (line: string) => void;
+  /** `/info` requests per minute per IP (the spec: 1,200). */
+  readonly infoPerMinute: number;
 }
 
-type Reply = { status: string; body: unknown };
-/** A request as routes see it: body, path, path parameters, query. */
+type Reply = { status: string; body: unknown; headers?: Record<string, string> };
+/** A request as routes see it: body, path, path parameters, query, client address. */
 interface Request {
+  readonly ip: string;
   readonly body: Buffer;
   readonly url: string;
   readonly params: readonly string[];
@@ -37,7 +41,15 @@ export class RestServer {
     private readonly opts: RestServerOptions,
   ) {
     this.app = uWS.App();
-    this.post('/info', async (r) => ({ status: OK, body: await handleInfo(api, parseJsonBody(r.body)) }));
+    const infoLimiter = new RateLimiter(opts.infoPerMinute);
+    this.post('/info', async (r) => {
+      const wait = infoLimiter.take(r.ip);
+      if (wait > 0) {
+        const body = { error: 'rate_limit_exceeded', message: `Too many /info requests: at most ${opts.infoPerMinute} a minute per IP`, retry_after: wait };
+        return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
+      }
+      return { status: OK, body: await handleInfo(api, parseJsonBody(r.body)) };
+    });
     this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
     this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
     this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
@@ -92,7 +104,8 @@ export class RestServer {
       const params = Array.from({ length: nParams }, (_, i) => decodeURIComponent(req.getParameter(i) ?? ''));
       let aborted = false;
       res.onAborted(() => (aborted = true));
-      void this.run(route, { body: Buffer.alloc(0), url, params, query }).then((reply) => {
+      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      void this.run(route, { ip, body: Buffer.alloc(0), url, params, query }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });
@@ -101,6 +114,7 @@ export class RestServer {
   private post(path: string, route: Route): void {
     this.app.post(path, (res, req) => {
       const url = req.getUrl();
+      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const chunks: Buffer[] = [];
@@ -114,7 +128,7 @@ export class RestServer {
         if (!isLast) return;
         const reply = tooLarge
           ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
-          : this.run(route, { body: Buffer.concat(chunks), url, params: [], query: new URLSearchParams() });
+          : this.run(route, { ip, body: Buffer.concat(chunks), url, params: [], query: new URLSearchParams() });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
         });
@@ -142,6 +156,7 @@ export class RestServer {
     res.cork(() => {
       res.writeStatus(reply.status);
       res.writeHeader('Content-Type', 'application/json');
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
       this.corsHeaders(res);
       res.end(json);
     });
