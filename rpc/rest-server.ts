@@ -2,6 +2,7 @@
 // is JSON with the spec's status codes; no request can take the process down.
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { NodeApi } from './api.ts';
+import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
@@ -33,14 +34,15 @@ type Route = (req: Request) => Promise<Reply> | Reply;
 const OK = '200 OK';
 
 export class RestServer {
-  private listenSocket: uWS.us_listen_socket | null = null;
   private readonly app: uWS.TemplatedApp;
+  private readonly listener: UwsListener;
 
   constructor(
     private readonly api: NodeApi,
     private readonly opts: RestServerOptions,
   ) {
     this.app = uWS.App();
+    this.listener = new UwsListener(this.app);
     const infoLimiter = new RateLimiter(opts.infoPerMinute);
     this.post('/info', async (r) => {
       const wait = infoLimiter.take(r.ip);
@@ -74,20 +76,11 @@ export class RestServer {
   }
 
   listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.app.listen(this.opts.host, this.opts.port, (token) => {
-        if (!token) return reject(new Error(`cannot listen on ${this.opts.host}:${this.opts.port}`));
-        this.listenSocket = token;
-        resolve(uWS.us_socket_local_port(token as unknown as uWS.us_socket));
-      });
-    });
+    return this.listener.listen(this.opts.host, this.opts.port);
   }
 
   close(): void {
-    if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = null;
-    // close() (present in this build, missing from its typings) also ends keep-alive connections.
-    (this.app as unknown as { close(): void }).close();
+    this.listener.close();
   }
 
   private health(): Reply {

@@ -5,6 +5,7 @@ import uWS from '@trufflesuite/uws-js-unofficial';
 import type { ExchangeEvent, FillRecord } from '../exchange/index.ts';
 import { canonicalize, normalizeAddress } from '../primitives/index.ts';
 import type { NodeApi } from './api.ts';
+import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError } from './http-errors.ts';
 import { handleInfo } from './info.ts';
@@ -49,7 +50,7 @@ const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx']);
 
 export class WsServer {
   private readonly app: uWS.TemplatedApp;
-  private listenSocket: uWS.us_listen_socket | null = null;
+  private readonly listener: UwsListener;
   private readonly conns = new Set<uWS.WebSocket<Conn>>();
   private readonly perIp = new Map<string, number>();
   private readonly unsubscribeFeed: () => void;
@@ -60,6 +61,7 @@ export class WsServer {
     private readonly opts: WsServerOptions,
   ) {
     this.app = uWS.App();
+    this.listener = new UwsListener(this.app);
     this.app.ws<Conn>('/ws', {
       idleTimeout: 60,
       sendPingsAutomatically: false,
@@ -95,20 +97,12 @@ export class WsServer {
   }
 
   listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.app.listen(this.opts.host, this.opts.port, (token) => {
-        if (!token) return reject(new Error(`cannot listen on ${this.opts.host}:${this.opts.port}`));
-        this.listenSocket = token;
-        resolve(uWS.us_socket_local_port(token as unknown as uWS.us_socket));
-      });
-    });
+    return this.listener.listen(this.opts.host, this.opts.port);
   }
 
   close(): void {
     this.unsubscribeFeed();
-    if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = null;
-    (this.app as unknown as { close(): void }).close();
+    this.listener.close();
   }
 
   private send(ws: uWS.WebSocket<Conn>, msg: unknown): void {
