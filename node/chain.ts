@@ -42,8 +42,8 @@ export interface ChainOptions {
 }
 
 export class Chain implements ConsensusApp {
-  /** Signers of transactions reaped from the mempool, by hash, until their block commits. */
-  private readonly reaped = new Map<string, string>();
+  /** Hash and signer of each transaction reaped from the mempool, keyed by its bytes object. */
+  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string }>();
 
   constructor(
     readonly store: ChainStore,
@@ -69,7 +69,7 @@ export class Chain implements ConsensusApp {
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
     return this.mempool.reap(maxTxs, maxBytes).map((p) => {
-      this.reaped.set(p.hash, p.signer);
+      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer });
       return p.bytes;
     });
   }
@@ -78,8 +78,11 @@ export class Chain implements ConsensusApp {
     return this.mempool.size;
   }
 
-  /** Runs a block through the state machine. Used for new blocks and for replay at start-up. */
-  execute(block: Block, signers: readonly string[]): ExecutedBlock {
+  /**
+   * Runs a block through the state machine. Used for new blocks and for replay at start-up;
+   * `hashes` are the transactions' hashes when the caller has them already.
+   */
+  execute(block: Block, signers: readonly string[], hashes: readonly string[] = block.txs.map(txHash)): ExecutedBlock {
     const { header } = block;
     this.exchange.beginBlock(header.height, header.time);
     const results: ExecutedBlock['results'] = [];
@@ -87,11 +90,11 @@ export class Chain implements ConsensusApp {
     block.txs.forEach((bytes, i) => {
       const system = decodeSystemTx(bytes);
       if (system !== null) {
-        results.push({ hash: txHash(bytes), result: this.executeSystem(system) });
+        results.push({ hash: hashes[i] as string, result: this.executeSystem(system) });
         return;
       }
       const req = decodeRequest(bytes);
-      const tx = toExchangeTx(bytes, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signers[i] ?? NO_SIGNER);
+      const tx = toExchangeTx(hashes[i] as string, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signers[i] ?? NO_SIGNER);
       const outcome = req === null
         ? { result: { status: 'err', error: exchangeError('INVALID_ACTION', 'transaction does not decode') } as TxResult, events: [] }
         : this.exchange.execute(tx);
@@ -110,14 +113,13 @@ export class Chain implements ConsensusApp {
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {
-    const signers = block.txs.map((tx, i) => {
-      const hash = bytesToHex(keccak256(tx));
-      const signer = this.reaped.get(hash);
-      this.reaped.delete(hash);
-      if (signer === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
-      return signer;
+    const admitted = block.txs.map((tx, i) => {
+      const known = this.reaped.get(tx);
+      if (known === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
+      return known;
     });
-    const executed = this.execute(block, signers);
+    const signers = admitted.map((a) => a.signer);
+    const executed = this.execute(block, signers, admitted.map((a) => a.hash));
     const hash = headerHash(block.header);
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];

@@ -1,7 +1,6 @@
 // Transactions on the wire and in blocks: the canonical JSON of a signed request
 // {action, nonce, signature, vaultAddress}. Its keccak256 is the transaction hash.
 import { canonicalize, normalizeAddress, utf8, type Address } from '../primitives/index.ts';
-import { txHash } from '../consensus/index.ts';
 import type { ExchangeTx } from '../exchange/index.ts';
 
 export interface SignedRequest {
@@ -27,6 +26,6 @@ export function decodeRequest(bytes: Uint8Array): SignedRequest | null {
   }
 }
 
-export function toExchangeTx(bytes: Uint8Array, req: SignedRequest, signer: Address): ExchangeTx {
-  return { hash: txHash(bytes), signer, nonce: req.nonce, vaultAddress: req.vaultAddress, action: req.action };
+export function toExchangeTx(hash: string, req: SignedRequest, signer: Address): ExchangeTx {
+  return { hash, signer, nonce: req.nonce, vaultAddress: req.vaultAddress, action: req.action };
 }
