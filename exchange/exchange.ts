@@ -6,7 +6,8 @@ import { isActionParseError, parseAction, type Action } from './actions.ts';
 import type { ExchangeConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { ExchangeEvent } from './events.ts';
-import { cancelOrders, cancelOrdersByCloid, modify, placeOrders } from './order-actions.ts';
+import { cancelOrders, cancelOrdersByCloid, placeOrders } from './order-actions.ts';
+import { modifyOrder } from './modify.ts';
 import type { TxContext } from './order-context.ts';
 import { runTriggers } from './trigger-orders.ts';
 import { runFunding } from './funding.ts';
@@ -148,7 +149,7 @@ export class Exchange {
       case 'cancelByCloid':
         return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrdersByCloid(ctx, acct, action) } } };
       case 'modify': {
-        const error = modify(ctx, acct, action);
+        const error = modifyOrder(ctx, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'approveAgent':

@@ -1,13 +1,12 @@
 // The order actions: batches (with TP/SL grouping), cancels by oid or cloid, and modify.
 import type { Account } from './account.ts';
-import type { CancelAction, CancelByCloidAction, ModifyAction, OrderAction, OrderRequest } from './actions.ts';
+import type { CancelAction, CancelByCloidAction, OrderAction, OrderRequest } from './actions.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { isExchangeError, parseSize } from './order-rules.ts';
 import { placeLimitOrder } from './limit-orders.ts';
 import { placeTrigger } from './trigger-orders.ts';
-import { modifyOrder } from './modify.ts';
 
 export function marketFor(ctx: TxContext, asset: number): Market | ExchangeError {
   const m = ctx.state.market(asset);
@@ -120,8 +119,4 @@ export function cancelOrdersByCloid(ctx: TxContext, acct: Account, action: Cance
     const oid = m?.engine.byCloid(acct.address, c.cloid)?.oid ?? (m?.kind === 'perp' ? m.triggers.byCloid(acct.address, c.cloid)?.oid : undefined);
     return oid === undefined ? { error: ERR.notFound().message } : cancelOid(ctx, acct, c.asset, oid);
   });
-}
-
-export function modify(ctx: TxContext, acct: Account, action: ModifyAction): ExchangeError | null {
-  return modifyOrder(ctx, acct, action);
 }

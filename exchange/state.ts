@@ -10,6 +10,8 @@ export class ExchangeState {
   readonly ids: IdSource = { nextOid: 1, nextTid: 1, nextSeq: 1 };
   readonly perps: PerpMarket[];
   readonly spots: SpotMarket[];
+  /** Markets in asset order: perps, then spot pairs. */
+  readonly markets: readonly Market[];
   /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
   readonly marketsByName = new Map<string, Market>();
   readonly accounts = new Map<Address, Account>();
@@ -43,17 +45,14 @@ export class ExchangeState {
   constructor(readonly config: ExchangeConfig) {
     this.perps = buildPerps(config, this.ids);
     this.spots = buildSpots(config, this.ids);
-    for (const m of [...this.perps, ...this.spots]) this.marketsByName.set(m.name, m);
+    this.markets = [...this.perps, ...this.spots];
+    for (const m of this.markets) this.marketsByName.set(m.name, m);
   }
 
   market(asset: number): Market | undefined {
     return asset >= SPOT_ASSET_OFFSET ? this.spots[asset - SPOT_ASSET_OFFSET] : this.perps[asset];
   }
 
-  /** Markets in asset order: perps, then spot pairs. */
-  get markets(): readonly Market[] {
-    return [...this.perps, ...this.spots];
-  }
 
   notional(market: Market, px: number, lots: number): bigint {
     return BigInt(px) * BigInt(lots) * market.ntlScale;

@@ -7,7 +7,7 @@ import { marginFigures } from './margin.ts';
 import { dayVolume, prevDayPx } from './day-stats.ts';
 import { fundingRate, impactPx, premiumOf } from './funding.ts';
 import { INITIAL_REQUESTS, requestCap } from './rate-limit.ts';
-import type { Market, SpotMarket } from './markets.ts';
+import type { Market } from './markets.ts';
 import type { ExchangeState } from './state.ts';
 
 /** Levels per side in `l2Book`, as on Hyperliquid. */
@@ -248,7 +248,6 @@ export function coinOf(state: ExchangeState, asset: number): string | null {
   return state.market(asset)?.name ?? null;
 }
 
-export type { SpotMarket };
 
 /** Hyperliquid's `extraAgents`: the account's agents with their names. */
 export function extraAgents(state: ExchangeState, user: Address) {
