@@ -15,7 +15,7 @@ import { isExchangeError } from './order-rules.ts';
 import { submitLimit } from './limit-orders.ts';
 import { trackHolder } from './settlement.ts';
 import { afterPositionChange } from './reduce-only.ts';
-import { toValidPrice } from './trigger-orders.ts';
+import { slippedPx } from './trigger-orders.ts';
 
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
@@ -70,9 +70,7 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
   if (pos === undefined) return;
   const isBuy = pos.szi < 0;
   if (m.engine.side(!isBuy).bestPx() === undefined) return; // nothing to trade against
-  const mark = ctx.state.markPx(m);
-  const slip = ctx.state.config.clearinghouse.liquidationSlippageBps;
-  const px = toValidPrice(Math.max(1, Math.floor((mark * (10_000 + (isBuy ? slip : -slip))) / 10_000)), m.pxDecimals, !isBuy);
+  const px = slippedPx(ctx.state.markPx(m), ctx.state.config.clearinghouse.liquidationSlippageBps, isBuy, m.pxDecimals);
   const oid = ctx.state.ids.nextOid;
   const out = submitLimit(ctx, acct, m, { oid, isBuy, px, sz: Math.abs(pos.szi), tif: TIF_IOC, reduceOnly: true, cloid: null });
   if (isExchangeError(out)) return; // nothing to trade against: the backstop takes it all

@@ -85,6 +85,16 @@ export function toValidPrice(raw: number, pxDecimals: number, up: boolean): numb
   return rounded;
 }
 
+/**
+ * The limit of a market order crossing at most `bps` through the mark: rounded inward (buys
+ * down, sells up) to a valid price, in integer arithmetic. Triggers and liquidations use it.
+ */
+export function slippedPx(markPx: number, bps: number, isBuy: boolean, pxDecimals: number): number {
+  const num = BigInt(markPx) * BigInt(10_000 + (isBuy ? bps : -bps));
+  const px = isBuy ? num / 10_000n : (num + 9_999n) / 10_000n;
+  return toValidPrice(Number(px), pxDecimals, !isBuy);
+}
+
 /** Fires one trigger: removes it (and its sibling), then places what it becomes. */
 function fire(ctx: TxContext, m: PerpMarket, t: TriggerOrder, markPx: number): void {
   m.triggers.remove(t.oid);
@@ -100,10 +110,7 @@ function fire(ctx: TxContext, m: PerpMarket, t: TriggerOrder, markPx: number): v
     emitTrigger(ctx, m, t, 'reduceOnlyCanceled');
     return;
   }
-  const slip = ctx.state.config.triggerSlippageBps;
-  const px = t.isMarket
-    ? toValidPrice(Math.round((markPx * (10_000 + (t.isBuy ? slip : -slip))) / 10_000), m.pxDecimals, !t.isBuy)
-    : t.limitPx;
+  const px = t.isMarket ? slippedPx(markPx, ctx.state.config.triggerSlippageBps, t.isBuy, m.pxDecimals) : t.limitPx;
   const tctx: TxContext = { ...ctx, hash: t.hash };
   const spec: LimitSpec = { oid: t.oid, isBuy: t.isBuy, px: Math.max(px, 1), sz, tif: t.isMarket ? TIF_IOC : TIF_GTC, reduceOnly: t.reduceOnly, cloid: t.cloid };
   const out = submitLimit(tctx, acct, m, spec);
