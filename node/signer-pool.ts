@@ -5,10 +5,13 @@
 import { Worker } from 'node:worker_threads';
 import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import type { RecoveryJob } from './signer-worker.ts';
+import { recoverEvmKey, type EvmSignature } from './evm-signature.ts';
 
 export interface SignerRecovery {
   /** The address the request's signature recovers to under `binding`, or null. */
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
+  /** The public key (64 bytes, hex) that made an EVM transaction's signature, or null. */
+  recoverEvm(sig: EvmSignature): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -17,6 +20,10 @@ export class InlineRecovery implements SignerRecovery {
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
     return recoverSigner(this.auth, req, binding);
+  }
+
+  async recoverEvm(sig: EvmSignature): Promise<string | null> {
+    return recoverEvmKey(sig);
   }
 
   async close(): Promise<void> {}
@@ -66,11 +73,19 @@ export class WorkerPoolRecovery implements SignerRecovery {
   }
 
   recover(req: SignedFields, binding: Binding): Promise<string | null> {
+    return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding });
+  }
+
+  recoverEvm(sig: EvmSignature): Promise<string | null> {
+    return this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } });
+  }
+
+  private enqueue(job: RecoveryJob): Promise<string | null> {
     return new Promise((resolve) => {
       // The lane with the least work queued takes it.
       let lane = this.lanes[0] as Lane;
       for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
-      lane.pending.push({ job: { req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding }, resolve });
+      lane.pending.push({ job, resolve });
       if (lane.pending.length >= MAX_BATCH) this.flush(lane);
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
