@@ -71,14 +71,17 @@ export class EvmChain {
     readonly vm: VM,
     readonly genesis: EvmGenesis,
     readonly precompiles: CustomPrecompile[],
+    private readonly hashes: BlockHashes,
   ) {}
 
   static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = []): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
     const trie = await createMPT({ db: new LevelTrieDB(store.trie), useKeyHashing: true, common });
     const state = new MerkleStateManager({ trie, common, caches: new Caches() });
-    const vm = await createVM({ common, stateManager: state, evmOpts: { customPrecompiles: precompiles } });
-    const chain = new EvmChain(common, store, trie, state, vm, genesis, precompiles);
+    const hashes = new BlockHashes();
+    const vm = await createVM({ common, stateManager: state, blockchain: hashes as never, evmOpts: { customPrecompiles: precompiles } });
+    const chain = new EvmChain(common, store, trie, state, vm, genesis, precompiles, hashes);
+    hashes.chain = chain;
     const head = await store.head();
     if (head === undefined) await chain.writeGenesis();
     else await chain.setHead(head);
@@ -251,7 +254,27 @@ export class EvmChain {
 
   /** A VM over a throw-away copy of the state at `stateRoot` (calls, estimates). */
   async vmAt(stateRoot: Uint8Array): Promise<VM> {
-    return createVM({ common: this.common, stateManager: await this.stateAt(stateRoot), evmOpts: { customPrecompiles: this.precompiles } });
+    return createVM({ common: this.common, stateManager: await this.stateAt(stateRoot), blockchain: this.hashes as never, evmOpts: { customPrecompiles: this.precompiles } });
+  }
+}
+
+/**
+ * BLOCKHASH's source: the stored blocks (the opcode itself limits lookups to the 256 blocks below
+ * the one executing, all committed before it).
+ */
+class BlockHashes {
+  chain: EvmChain | null = null;
+
+  async getBlock(height: number): Promise<{ hash(): Uint8Array }> {
+    const found = await this.chain?.blockAt(height);
+    const hash = found === undefined ? ZERO_32 : hexToBytes(found.stored.hash as `0x${string}`);
+    return { hash: () => hash };
+  }
+
+  async putBlock(): Promise<void> {}
+
+  shallowCopy(): BlockHashes {
+    return this;
   }
 }
 

@@ -4,3 +4,4 @@ export { EvmChain, evmTimestamp, type EvmGenesis, type EvmTxInput, type EvmTxOut
 export { EvmStore, type StoredEvmBlock, type StoredReceipt, type StoredLog } from './store.ts';
 export { makeCommon, EVM_HARDFORK } from './common.ts';
 export { CallSession, MAX_TX_GAS, type CallRequest, type StateOverrides, type AccountOverride } from './call.ts';
+export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompiles.ts';

@@ -11,7 +11,8 @@ import {
 } from '../exchange/index.ts';
 import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
 import { EthServer, RestServer, WsServer } from '../rpc/index.ts';
-import { EvmChain, EvmStore } from '../evm/index.ts';
+import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
+import { exchangeView } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
 import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
@@ -95,11 +96,11 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
 }
 
 /** The EVM's store, at the consensus head: an EVM block written above it by a crash is rewound. */
-async function openEvm(dataDir: string, genesis: LoadedGenesis, chainHeight: number, replayFrom: number): Promise<EvmChain> {
+async function openEvm(dataDir: string, genesis: LoadedGenesis, exchange: Exchange, chainHeight: number, replayFrom: number): Promise<EvmChain> {
   const store = new EvmStore(join(dataDir, 'evm'));
   await store.open();
   try {
-    const evm = await EvmChain.open(store, genesis.evm);
+    const evm = await EvmChain.open(store, genesis.evm, exchangePrecompiles(exchangeView(exchange)));
     if (evm.height > chainHeight) await evm.setHead(chainHeight);
     if (evm.height < replayFrom) throw new NodeStartError(`the EVM store is at height ${evm.height}, below the state snapshot at ${replayFrom}: the data directory is inconsistent`);
     return evm;
@@ -225,7 +226,7 @@ export class SvcNode {
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
-    const evm = await openEvm(config.dataDir, genesis, to?.height ?? 0, from.height);
+    const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
     cleanups.push(() => evm.store.close());
     let pool: EvmPool | null = null;
     const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles, evm, (b) => {

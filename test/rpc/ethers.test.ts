@@ -16,6 +16,7 @@ contract Counter {
     value = v;
     emit Set(msg.sender, v);
   }
+  function prevHash() external view returns (bytes32) { return blockhash(block.number - 1); }
 }`;
 
 t.test('ethers: transfers, contract deploy/call/logs/revert, errors', async (t) => {
@@ -60,6 +61,9 @@ t.test('ethers: transfers, contract deploy/call/logs/revert, errors', async (t) 
   t.equal(parsed?.args[1], 42n);
   t.equal(await counter.getFunction('value')(), 42n, 'eth_call reads the stored value');
   t.equal(BigInt(await provider.getStorage(address, 0)), 42n, 'eth_getStorageAt');
+
+  const n = await provider.getBlockNumber();
+  t.equal(await counter.getFunction('prevHash')({ blockTag: n }), (await provider.getBlock(n - 1))?.hash, 'BLOCKHASH serves stored blocks');
 
   const logs = await provider.getLogs({ address, fromBlock: 0, toBlock: 'latest', topics: [counter.interface.getEvent('Set')!.topicHash] });
   t.equal(logs.length, 1, 'eth_getLogs finds the event');
