@@ -13,7 +13,7 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/index.ts';
-import { makeCommon } from './common.ts';
+import { makeCommon, makeFastCommon } from './common.ts';
 import { LevelTrieDB } from './level-db.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
@@ -62,6 +62,10 @@ export class EvmChain {
   private headStored!: StoredEvmBlock;
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
   private readonly recent = new Map<number, Block>();
+  /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
+  private readonly decoded = new WeakMap<Uint8Array, TypedTransaction>();
+  /** Decodes transactions and blocks (see makeFastCommon). */
+  readonly txCommon: Common;
 
   private constructor(
     readonly common: Common,
@@ -72,7 +76,19 @@ export class EvmChain {
     readonly genesis: EvmGenesis,
     readonly precompiles: CustomPrecompile[],
     private readonly hashes: BlockHashes,
-  ) {}
+  ) {
+    this.txCommon = makeFastCommon(genesis.chainId);
+  }
+
+  /** Decodes raw transaction bytes as execution will. */
+  decodeTx(bytes: Uint8Array): TypedTransaction {
+    return createTxFromRLP(bytes, { common: this.txCommon });
+  }
+
+  /** Hands a transaction decoded at admission to execution, keyed by the bytes the block will carry. */
+  remember(bytes: Uint8Array, tx: TypedTransaction): void {
+    this.decoded.set(bytes, tx);
+  }
 
   static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = []): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
@@ -133,7 +149,7 @@ export class EvmChain {
   }
 
   decode(stored: StoredEvmBlock): Block {
-    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.common });
+    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.txCommon });
   }
 
   private headerBase(height: number, timeMs: number, parentHash: Uint8Array, baseFee: bigint): HeaderData {
@@ -178,11 +194,14 @@ export class EvmChain {
     let gasUsed = 0n;
     await this.state.checkpoint();
     for (const input of txs) {
-      const hash = bytesToHex(keccak256(input.bytes));
+      let hash = '';
       let tx: TypedTransaction;
       try {
-        tx = createTxFromRLP(input.bytes, { common: this.common });
+        tx = this.decoded.get(input.bytes) ?? this.decodeTx(input.bytes);
+        hash = bytesToHex(tx.hash());
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
+        // runTx checks each transaction against the block gas limit, not their sum: that is ours.
+        if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
         if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey as `0x${string}`);
         const result = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
         gasUsed += result.totalGasSpent;
@@ -191,7 +210,7 @@ export class EvmChain {
         senders.push(tx.getSenderAddress().toString());
         outcomes.push({ hash, error: null });
       } catch (err) {
-        outcomes.push({ hash, error: (err as Error).message });
+        outcomes.push({ hash: hash === '' ? bytesToHex(keccak256(input.bytes)) : hash, error: (err as Error).message });
       }
     }
     await this.state.commit();
@@ -243,6 +262,21 @@ export class EvmChain {
     const tx = found?.block.transactions[loc[1]];
     if (found === undefined || tx === undefined || bytesToHex(tx.hash()) !== hash.toLowerCase()) return undefined;
     return { ...found, index: loc[1] };
+  }
+
+  private headRead: { root: Uint8Array; state: Promise<MerkleStateManager> } | null = null;
+
+  /**
+   * The committed head state for reads (admission checks, eth_getBalance at latest): one cached
+   * state manager per head, so repeated reads of hot accounts do not walk the trie again.
+   */
+  headState(): Promise<MerkleStateManager> {
+    const root = this.headBlock.header.stateRoot;
+    if (this.headRead === null || this.headRead.root !== root) {
+      const state = new MerkleStateManager({ trie: this.trie.shallowCopy(false), common: this.common, caches: new Caches() });
+      this.headRead = { root, state: state.setStateRoot(root).then(() => state) };
+    }
+    return this.headRead.state;
   }
 
   /** A state manager reading the committed state at `stateRoot`, independent of the block in flight. */

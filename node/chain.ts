@@ -75,7 +75,7 @@ export class Chain implements ConsensusApp {
   }
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
-    return this.mempool.reap(maxTxs, maxBytes).map((p) => {
+    return this.mempool.reap(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
       this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer });
       return p.bytes;
     });
