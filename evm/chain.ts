@@ -1,19 +1,19 @@
 // The EVM side of the chain: one EVM block per consensus block (same height, time in seconds),
 // executed with ethereumjs on a Merkle Patricia state trie persisted in level. Deterministic: the
 // height, the time and the transactions come from the consensus block; nothing else is read.
-import { createBlock, createBlockFromRLP, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
+import { Block, createBlock, createBlockFromRLP, createBlockHeader, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { CustomPrecompile } from '@ethereumjs/evm';
-import { MerklePatriciaTrie, createMPT } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
-  Account, Address, KECCAK256_RLP, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
+  Account, Address, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/index.ts';
 import { makeCommon, makeFastCommon } from './common.ts';
+import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
@@ -217,17 +217,16 @@ export class EvmChain {
     const stateRoot = await this.state.getStateRoot();
     const bloom = new Bloom(undefined, this.common);
     for (const r of results) bloom.or(r.bloom);
-    const block = createBlock({
-      header: {
-        ...headerData,
-        stateRoot,
-        gasUsed,
-        logsBloom: bloom.bitvector,
-        transactionsTrie: await genTransactionsTrieRoot(included, new MerklePatriciaTrie({ common: this.common })),
-        receiptTrie: await receiptsRoot(included, results, this.common),
-      },
-      transactions: included,
-    }, { common: this.common });
+    const header = createBlockHeader({
+      ...headerData,
+      stateRoot,
+      gasUsed,
+      logsBloom: bloom.bitvector,
+      transactionsTrie: orderedTrieRoot(included.map((tx) => tx.serialize())),
+      receiptTrie: orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, (included[i] as TypedTransaction).type))),
+    }, { common: this.txCommon });
+    // The Block constructor keeps the transaction objects (createBlock would copy each one).
+    const block = new Block(header, included, [], [], { common: this.txCommon });
     const baseFee = headerData.baseFeePerGas as bigint;
     const receipts = results.map((r, i) => storedReceipt(r, included[i] as TypedTransaction, baseFee));
     const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders, receipts };
@@ -310,13 +309,6 @@ class BlockHashes {
   shallowCopy(): BlockHashes {
     return this;
   }
-}
-
-async function receiptsRoot(txs: readonly TypedTransaction[], results: readonly RunTxResult[], common: Common): Promise<Uint8Array> {
-  if (results.length === 0) return KECCAK256_RLP;
-  const trie = new MerklePatriciaTrie({ common });
-  for (const [i, r] of results.entries()) await trie.put(RLP.encode(i), encodeReceipt(r.receipt, (txs[i] as TypedTransaction).type));
-  return trie.root();
 }
 
 function storedReceipt(r: RunTxResult, tx: TypedTransaction, baseFee: bigint): StoredReceipt {

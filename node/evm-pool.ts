@@ -62,7 +62,8 @@ export class EvmPool {
   async submit(bytes: Uint8Array): Promise<string> {
     const tx = this.decode(bytes);
     const hash = bytesToHex(tx.hash());
-    if (this.byHash.has(hash) || (await this.evm.findTx(hash)) !== undefined) throw rejected('already known');
+    // A transaction already in a block is refused by the nonce check below, as geth refuses it.
+    if (this.byHash.has(hash)) throw rejected('already known');
     const publicKey = await this.recovery.recoverEvm({
       digest: tx.getMessageToVerifySignature(),
       r: tx.r as bigint,
