@@ -139,7 +139,8 @@ export class EvmPool {
       return;
     }
     this.enter(q, p);
-    for (let n = q.next; q.future.has(n); n = q.next) {
+    // Promote the waiting transactions the gap was holding back, while the mempool has room.
+    for (let n = q.next; q.future.has(n) && !this.mempool.full(); n = q.next) {
       const f = q.future.get(n) as PoolTx;
       q.future.delete(n);
       this.enter(q, f);
