@@ -153,7 +153,7 @@ export class Chain implements ConsensusApp {
     for (let h = this.headState.height + 1; h <= to.height; h++) {
       const stored = await this.store.block(h);
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
-      const block: Block = { header: stored.header, txs: stored.txs.map((t) => Uint8Array.from(Buffer.from(t, 'base64'))) };
+      const block: Block = { header: stored.header, txs: stored.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64'))) };
       const executed = this.execute(block, stored.signers);
       // Header h+1 records the app hash after h; the head records the last one.
       const recorded = h === to.height ? to.appHash : (await this.store.block(h + 1))?.header.appHash;
