@@ -56,6 +56,19 @@ export function keccak256(data: Uint8Array): Uint8Array {
   return new Uint8Array(nativeKeccak.squeeze(32));
 }
 
+/** keccak256 of the concatenation of `parts`, absorbed in place (no joined copy). */
+export function keccak256Concat(...parts: Uint8Array[]): Uint8Array {
+  if (nativeKeccak === null) {
+    const h = keccak_256.create();
+    for (const p of parts) h.update(p);
+    return h.digest();
+  }
+  nativeKeccak.initialize(1088, 512);
+  for (const p of parts) nativeKeccak.absorb(p);
+  nativeKeccak.absorbLastFewBits(0x01);
+  return new Uint8Array(nativeKeccak.squeeze(32));
+}
+
 const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = CURVE_N >> 1n;
 
