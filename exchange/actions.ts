@@ -55,6 +55,16 @@ export interface UpdateLeverageAction {
   readonly leverage: number;
 }
 
+/** Hyperliquid's action: add (ntli > 0) or remove margin of an isolated position. */
+export interface UpdateIsolatedMarginAction {
+  readonly type: 'updateIsolatedMargin';
+  readonly asset: number;
+  /** Required for Hyperliquid clients; one-way positions ignore it. */
+  readonly isBuy: boolean;
+  /** Micro-USDC (10^-6), signed. */
+  readonly ntli: number;
+}
+
 export interface ApproveAgentAction {
   readonly type: 'approveAgent';
   /** Lowercase address; the zero address revokes the agent registered under `agentName`. */
@@ -92,6 +102,7 @@ export type Action =
   | CancelByCloidAction
   | ModifyAction
   | UpdateLeverageAction
+  | UpdateIsolatedMarginAction
   | ApproveAgentAction
   | UsdTransferAction
   | CreateSubAccountAction
@@ -138,6 +149,11 @@ function object(v: unknown, field: string): Record<string, unknown> {
 
 function int(v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) invalid(field, 'a non-negative integer');
+  return v;
+}
+
+function signedInt(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) invalid(field, 'an integer');
   return v;
 }
 
@@ -265,6 +281,13 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         asset: int(get(a, 'asset', 'action'), 'action.asset'),
         isCross: bool(get(a, 'isCross', 'action'), 'action.isCross'),
         leverage: int(get(a, 'leverage', 'action'), 'action.leverage'),
+      };
+    case 'updateIsolatedMargin':
+      return {
+        type,
+        asset: int(get(a, 'asset', 'action'), 'action.asset'),
+        isBuy: bool(get(a, 'isBuy', 'action'), 'action.isBuy'),
+        ntli: signedInt(get(a, 'ntli', 'action'), 'action.ntli'),
       };
     default:
       if (PLANNED_ACTIONS.has(type)) {

@@ -48,7 +48,9 @@ export interface FundingRateRecord {
 export interface LiquidationRecord {
   readonly time: number;
   readonly user: string;
-  /** Account value and maintenance margin when it was found under water (USDC). */
+  /** Cross liquidations close every cross position; isolated ones one position. */
+  readonly leverageType: 'cross' | 'isolated';
+  /** Account value and maintenance margin when it was found under water (USDC; for an isolated position, its own). */
   readonly accountValue: string;
   readonly maintenanceMargin: string;
   readonly liquidatedPositions: { readonly coin: string; readonly szi: string }[];

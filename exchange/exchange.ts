@@ -13,7 +13,7 @@ import { runTriggers } from './trigger-orders.ts';
 import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
-import { updateLeverage } from './leverage.ts';
+import { updateIsolatedMargin, updateLeverage } from './leverage.ts';
 import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer } from './accounts-actions.ts';
 import { nonceRefusal, recordNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
@@ -168,8 +168,9 @@ export class Exchange {
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
       }
-      case 'updateLeverage': {
-        const error = updateLeverage(ctx, acct, action);
+      case 'updateLeverage':
+      case 'updateIsolatedMargin': {
+        const error = action.type === 'updateLeverage' ? updateLeverage(ctx, acct, action) : updateIsolatedMargin(ctx, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
     }

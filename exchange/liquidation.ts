@@ -1,14 +1,16 @@
-// Liquidations, checked at the end of every block at mark prices: an account whose value fell
-// below its maintenance margin loses its resting perp orders, then its positions are closed by
-// reduce-only market orders through the book; what the book cannot absorb the backstop account
-// takes over at the mark price, and a loss beyond the account's collateral is covered from the
-// backstop's USDC (the insurance). Every step is a recorded event.
+// Liquidations, checked at the end of blocks at mark prices: an account whose cross value fell
+// below its cross maintenance margin loses its resting perp orders, then its cross positions are
+// closed by reduce-only market orders through the book; what the book cannot absorb the backstop
+// account takes over at the mark price, and a loss beyond the account's collateral is covered
+// from the backstop's USDC (the insurance). An isolated position whose margin plus unrealized
+// PnL fell below its own maintenance margin is liquidated alone, the same way, and its loss is
+// capped at its margin. Every step is a recorded event.
 import { formatScaled } from '../primitives/index.ts';
 import { applyFill, closableLots, type Account } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
 import type { Fill } from './engine/matching-engine.ts';
-import { marginFigures, type MarginFigures } from './margin.ts';
+import { isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
 import { isExchangeError } from './order-rules.ts';
@@ -20,19 +22,19 @@ import { slippedPx } from './trigger-orders.ts';
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
 
-/** The account's figures when it is below maintenance margin at these marks, else null. */
-function underwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
-  if (acct.positions.size === 0) return null;
+/** The account's cross figures when its cross positions are below maintenance margin, else null. */
+function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
   const f = marginFigures(ctx.state, acct, marks);
-  return f.accountValue < f.maintenanceMargin ? f : null;
+  return f.totalNtlPos > 0n && f.accountValue < f.maintenanceMargin ? f : null;
 }
 
 /**
- * A cheap screen before the exact (bigint) check: true only when the account is clear of its
- * maintenance margin by a wide slack (0.1% and 0.01 USDC), computed in doubles. Doubles are
- * exact up to 2^53 and their rounding is far inside the slack, and every machine computes the
- * same doubles, so the screen never changes an outcome: accounts near the line go to the exact
- * check. It keeps the sweep over many accounts from being bigint arithmetic throughout.
+ * A cheap screen before the exact (bigint) check: true only when the cross account and every
+ * isolated position are clear of their maintenance margin by a wide slack (0.1% and 0.01 USDC),
+ * computed in doubles. Doubles are exact up to 2^53 and their rounding is far inside the slack,
+ * and every machine computes the same doubles, so the screen never changes an outcome: accounts
+ * near the line go to the exact check. It keeps the sweep over many accounts from being bigint
+ * arithmetic throughout.
  */
 function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): boolean {
   const { state } = ctx;
@@ -44,14 +46,21 @@ function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): b
     if (m === undefined) return false;
     const ntl = Math.abs(pos.szi) * (marks[asset] as number) * Number(m.ntlScale);
     const entry = Number(pos.entryNtl);
-    value += pos.szi > 0 ? ntl - entry : entry - ntl;
-    maintenance += (ntl * bps) / (10_000 * m.config.maxLeverage);
+    const upnl = pos.szi > 0 ? ntl - entry : entry - ntl;
+    const mm = (ntl * bps) / (10_000 * m.config.maxLeverage);
+    if (state.isIsolated(acct, m)) {
+      if (!(Number(pos.margin) + upnl > mm * 1.001 + 1_000_000)) return false;
+      continue;
+    }
+    value += upnl;
+    maintenance += mm;
   }
   return value > maintenance * 1.001 + 1_000_000;
 }
 
-function cancelEverything(ctx: TxContext, acct: Account): void {
-  for (const m of ctx.state.perps) {
+/** Cancels the account's perp and trigger orders in `markets`. */
+function cancelOrders(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]): void {
+  for (const m of markets) {
     if (m.engine.openCount(acct.address) === 0 && m.triggers.count(acct.address) === 0) continue;
     for (const o of [...m.engine.ownerOrders(acct.address)].sort((a, b) => a.oid - b.oid)) {
       const gone = m.engine.cancel(acct.address, o.oid);
@@ -91,7 +100,7 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
   const fill = { tid, sz: lots, px: mark } as Fill;
   const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(mark, m.pxDecimals), method: 'backstop' as const };
   for (const [who, buy] of [[acct, isBuy], [backstop, !isBuy]] as const) {
-    const change = applyFill(who, m.asset, buy, lots, ntl);
+    const change = applyFill(who, m.asset, buy, lots, ntl, state.isolatedLeverage(who, m));
     trackHolder(m, who);
     ctx.events.push({
       kind: 'fill',
@@ -120,31 +129,36 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
   return true;
 }
 
-function liquidate(ctx: TxContext, acct: Account, before: MarginFigures): void {
+/**
+ * Liquidates the positions in `markets` (all cross positions, or one isolated position): orders
+ * cancelled, positions closed through the book and then by the backstop. `isolated`: a loss
+ * beyond the position's own margin is not the cross account's, so the backstop pays it back.
+ */
+function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[], before: { accountValue: bigint; maintenanceMargin: bigint }, isolated: boolean): void {
   const { state } = ctx;
-  const positions = [...acct.positions.entries()].sort(([a], [b]) => a - b).map(([asset, p]) => {
-    const m = state.perps[asset] as PerpMarket;
-    return { coin: m.name, szi: formatScaled(p.szi, m.szDecimals) };
-  });
-  cancelEverything(ctx, acct);
+  const positions = markets.map((m) => ({ coin: m.name, szi: formatScaled(acct.positions.get(m.asset)?.szi ?? 0, m.szDecimals) }));
+  cancelOrders(ctx, acct, isolated ? markets : state.perps);
   const liqCtx: TxContext = { ...ctx, hash: LIQUIDATION_HASH };
+  const usdcBefore = acct.usdc;
   let viaBook = false;
   let viaBackstop = false;
-  for (const m of state.perps) {
-    if (!acct.positions.has(m.asset)) continue;
+  for (const m of markets) {
     const szBefore = acct.positions.get(m.asset)?.szi ?? 0;
     closeThroughBook(liqCtx, acct, m);
     if ((acct.positions.get(m.asset)?.szi ?? 0) !== szBefore) viaBook = true;
     if (closableLots(acct, m.asset, szBefore < 0) > 0 && backstopTakeover(liqCtx, acct, m)) viaBackstop = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
+  const closed = markets.every((m) => !acct.positions.has(m.asset));
+  const lost = isolated ? usdcBefore - acct.usdc : -acct.usdc;
+  const crossLeft = [...acct.positions.keys()].some((asset) => !state.isIsolated(acct, state.perps[asset] as PerpMarket));
   let deficit = 0n;
-  if (acct.positions.size === 0 && acct.usdc < 0n) {
-    deficit = -acct.usdc;
+  if (closed && lost > 0n && (isolated || !crossLeft)) {
     const backstop = state.accounts.get(state.config.clearinghouse.backstop);
     if (backstop !== undefined) {
+      deficit = lost;
       backstop.usdc -= deficit;
-      acct.usdc = 0n;
+      acct.usdc += deficit;
     }
   }
   ctx.events.push({
@@ -153,6 +167,7 @@ function liquidate(ctx: TxContext, acct: Account, before: MarginFigures): void {
     liquidation: {
       time: ctx.time,
       user: acct.address,
+      leverageType: isolated ? 'isolated' : 'cross',
       accountValue: formatScaled(before.accountValue, USD_DECIMALS),
       maintenanceMargin: formatScaled(before.maintenanceMargin, USD_DECIMALS),
       liquidatedPositions: positions,
@@ -186,9 +201,19 @@ export function runLiquidations(ctx: TxContext): void {
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
     if (acct === undefined || clearlySafe(ctx, acct, marks)) continue;
-    const figures = underwater(ctx, acct, marks);
-    if (figures === null) continue;
-    liquidate(ctx, acct, figures);
-    marks = markAll();
+    const cross = crossUnderwater(ctx, acct, marks);
+    if (cross !== null) {
+      const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));
+      liquidate(ctx, acct, markets, cross, false);
+      marks = markAll();
+    }
+    for (const m of state.perps) {
+      const pos = acct.positions.get(m.asset);
+      if (pos === undefined || !state.isIsolated(acct, m)) continue;
+      const f = isolatedFigures(state, m, pos, marks[m.asset] as number);
+      if (f.value >= f.maintenance) continue;
+      liquidate(ctx, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
+      marks = markAll();
+    }
   }
 }

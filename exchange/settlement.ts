@@ -48,7 +48,7 @@ export function trackHolder(m: PerpMarket, acct: Account): void {
 
 function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
   const fee = feeOf(ntl, feePpm);
-  const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl);
+  const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl, ctx.state.isolatedLeverage(acct, m));
   acct.usdc -= fee;
   trackHolder(m, acct);
   ctx.events.push({

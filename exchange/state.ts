@@ -85,6 +85,16 @@ export class ExchangeState {
     return master !== undefined && (signer === master || agentOf === master);
   }
 
+  /** Whether the account's position and orders on this market use isolated margin. */
+  isIsolated(acct: Account, market: PerpMarket): boolean {
+    return market.config.onlyIsolated || acct.isolated.has(market.asset);
+  }
+
+  /** The leverage an isolated fill funds its margin at, or null for cross. */
+  isolatedLeverage(acct: Account, market: PerpMarket): number | null {
+    return this.isIsolated(acct, market) ? this.leverage(acct, market) : null;
+  }
+
   leverage(acct: Account, market: PerpMarket): number {
     return acct.leverage.get(market.asset) ?? Math.min(this.config.defaultLeverage, market.config.maxLeverage);
   }

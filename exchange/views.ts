@@ -3,7 +3,7 @@ import { divRound, formatScaled, type Address } from '../primitives/index.ts';
 import { unrealizedPnl, initialMargin } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
-import { marginFigures } from './margin.ts';
+import { isolatedFigures, marginFigures } from './margin.ts';
 import { dayVolume, prevDayPx } from './day-stats.ts';
 import { fundingRate, impactPx, premiumOf } from './funding.ts';
 import { INITIAL_REQUESTS, requestCap } from './rate-limit.ts';
@@ -153,42 +153,63 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
   }
   const f = marginFigures(state, acct);
   let rawUsd = acct.usdc;
+  let isolatedUsed = 0n;
   const assetPositions = [...acct.positions.entries()]
     .sort(([a], [b]) => a - b)
     .map(([asset, pos]) => {
       const m = state.perps[asset]!;
       const lev = state.leverage(acct, m);
+      const isolated = state.isIsolated(acct, m);
       const abs = Math.abs(pos.szi);
       const ntl = state.notional(m, state.markPx(m), abs);
-      rawUsd += pos.szi > 0 ? -ntl : ntl; // Hyperliquid's totalRawUsd: USDC plus shorts, less longs
+      const raw = pos.szi > 0 ? -ntl : ntl; // Hyperliquid's rawUsd: USDC plus shorts, less longs
       const entry = divRound(pos.entryNtl, BigInt(abs) * m.ntlScale, 'nearest');
       const upnl = unrealizedPnl(pos, ntl);
       const entryMargin = initialMargin(pos.entryNtl, lev);
       const allTime = acct.fundingAllTime.get(asset) ?? 0n;
+      // An isolated position stands on its margin: it is what it uses, and its liquidation price
+      // is where that margin plus PnL meets its own maintenance margin.
+      const own = isolatedFigures(state, m, pos, state.markPx(m));
+      const marginUsed = isolated ? own.value : initialMargin(ntl, lev);
+      if (isolated) isolatedUsed += own.value;
+      else rawUsd += raw;
       return {
         type: 'oneWay',
         position: {
           coin: m.name,
           szi: formatScaled(pos.szi, m.szDecimals),
           entryPx: formatScaled(entry, m.pxDecimals),
-          leverage: { type: 'cross', value: lev },
+          leverage: isolated ? { type: 'isolated', value: lev, rawUsd: usd(pos.margin + raw) } : { type: 'cross', value: lev },
           positionValue: usd(ntl),
           unrealizedPnl: usd(upnl),
           returnOnEquity: entryMargin === 0n ? '0' : formatScaled((upnl * 100_000_000n) / entryMargin, 8),
-          liquidationPx: liquidationPx(state, m, pos.szi, f.accountValue - f.maintenanceMargin),
-          marginUsed: usd(initialMargin(ntl, lev)),
+          liquidationPx: liquidationPx(state, m, pos.szi, isolated ? own.value - own.maintenance : f.accountValue - f.maintenanceMargin),
+          marginUsed: usd(marginUsed),
           maxLeverage: m.config.maxLeverage,
           // Signed like Hyperliquid's: positive when paid.
           cumFunding: { allTime: usd(allTime), sinceOpen: usd(pos.funding), sinceChange: usd(pos.funding) },
         },
       };
     });
-  const summary = { accountValue: usd(f.accountValue), totalMarginUsed: usd(f.positionMargin), totalNtlPos: usd(f.totalNtlPos), totalRawUsd: usd(rawUsd) };
+  const cross = { accountValue: usd(f.accountValue), totalMarginUsed: usd(f.positionMargin), totalNtlPos: usd(f.totalNtlPos), totalRawUsd: usd(rawUsd) };
+  let allRaw = rawUsd;
+  for (const [asset, pos] of acct.positions) {
+    const m = state.perps[asset]!;
+    if (!state.isIsolated(acct, m)) continue;
+    const ntl = state.notional(m, state.markPx(m), Math.abs(pos.szi));
+    allRaw += pos.margin + (pos.szi > 0 ? -ntl : ntl);
+  }
+  const all = {
+    accountValue: usd(f.accountValue + f.isolatedValue),
+    totalMarginUsed: usd(f.positionMargin + isolatedUsed),
+    totalNtlPos: usd(f.totalNtlPos + f.isolatedNtl),
+    totalRawUsd: usd(allRaw),
+  };
   const free = f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
   return {
     assetPositions,
-    crossMarginSummary: summary,
-    marginSummary: summary,
+    crossMarginSummary: cross,
+    marginSummary: all,
     crossMaintenanceMarginUsed: usd(f.maintenanceMargin),
     withdrawable: usd(free > 0n ? free : 0n),
     time: state.time,

@@ -21,6 +21,7 @@ type Cmd =
   | { kind: 'cancel'; user: number; pick: number }
   | { kind: 'modify'; user: number; pick: number; offsetBps: number; lots: number }
   | { kind: 'oracle'; market: number; moveBps: number }
+  | { kind: 'margin'; user: number; market: number; isolated: boolean; leverage: number; ntli: number }
   | { kind: 'idle'; minutes: number };
 
 const user = fc.integer({ min: 0, max: 4 });
@@ -36,6 +37,10 @@ const cmd = (withModify: boolean) =>
     { arbitrary: fc.record({ kind: fc.constant('modify' as const), user, pick: fc.nat(), offsetBps, lots }), weight: withModify ? 2 : 0 },
     { arbitrary: fc.record({ kind: fc.constant('oracle' as const), market: fc.integer({ min: 0, max: 2 }), moveBps: fc.integer({ min: -800, max: 800 }) }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('idle' as const), minutes: fc.integer({ min: 1, max: 90 }) }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('margin' as const), user, market: fc.integer({ min: 0, max: 2 }), isolated: fc.boolean(), leverage: fc.integer({ min: 1, max: 25 }), ntli: fc.integer({ min: -20_000_000_000, max: 20_000_000_000 }) }),
+      weight: 1,
+    },
   );
 
 /** A price `bps` away from the market's mid, at 5 significant figures. */
@@ -57,14 +62,16 @@ function openOids(h: Harness, u: string): [number, number][] {
 }
 
 /** Runs a stream; returns the events, and the first broken invariant (with its step). */
-function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEvent[]; broken: string | null } {
+function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEvent[]; broken: string | null; isolatedSteps: number } {
   const events: ExchangeEvent[] = [];
+  let isolatedSteps = 0;
   let broken: string | null = null;
   const total = usdcTotal(h.ex.state);
   cmds.forEach((c, i) => {
     const check = () => {
       broken ??= ((f) => (f === null ? null : `step ${i}: ${f}`))(bookInvariants(h.ex));
       if (broken === null && usdcTotal(h.ex.state) !== total) broken = `step ${i}: USDC total ${usdcTotal(h.ex.state)} != ${total}`;
+      for (const a of h.ex.state.accounts.values()) for (const p of a.positions.values()) if (p.margin !== 0n) isolatedSteps++;
     };
     if (c.kind === 'oracle') {
       const m = h.ex.state.perps[c.market]!;
@@ -79,7 +86,12 @@ function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEven
     }
     const u = USERS[c.user] as string;
     let action: unknown;
-    if (c.kind === 'place') action = { type: 'order', orders: [lim(ASSETS[c.market] as number, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), c.tif, c.reduceOnly && c.market < 3)], grouping: 'na' };
+    if (c.kind === 'margin') {
+      // Leverage and mode first; margin moves on an isolated position when there is one.
+      action = h.ex.state.accounts.get(u)?.positions.has(c.market) && c.ntli % 2 === 0
+        ? { type: 'updateIsolatedMargin', asset: c.market, isBuy: true, ntli: c.ntli }
+        : { type: 'updateLeverage', asset: c.market, isCross: !c.isolated, leverage: c.leverage };
+    } else if (c.kind === 'place') action = { type: 'order', orders: [lim(ASSETS[c.market] as number, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), c.tif, c.reduceOnly && c.market < 3)], grouping: 'na' };
     else if (c.kind === 'trigger') action = { type: 'order', orders: [trig(c.market, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), price(c.market, -c.offsetBps), c.tpsl)], grouping: 'na' };
     else {
       const open = openOids(h, u);
@@ -94,7 +106,7 @@ function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEven
     events.push(...out.events, ...h.endBlock());
     check();
   });
-  return { h, events, broken };
+  return { h, events, broken, isolatedSteps };
 }
 
 /** Per oid: original size = filled + cancelled remainder + still resting (limit orders, no modify). */
@@ -122,7 +134,8 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
   const seen = new Map<string, number>();
   fc.assert(
     fc.property(fc.array(cmd(false), { minLength: 40, maxLength: 200 }), (cmds) => {
-      const { h, events, broken } = run(cmds);
+      const { h, events, broken, isolatedSteps } = run(cmds);
+      seen.set('isolated position', (seen.get('isolated position') ?? 0) + isolatedSteps);
       for (const e of events) {
         const k = e.kind === 'order' ? e.status : e.kind;
         seen.set(k, (seen.get(k) ?? 0) + 1);
@@ -135,7 +148,7 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
   );
   t.pass(`fast-check seed ${SEED}, ${RUNS} runs`);
   // The streams must reach the interesting paths, or the property proves little.
-  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled', 'funding', 'fundingRate']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
+  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled', 'funding', 'fundingRate', 'isolated position']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
 });
 
 t.test('the same stream gives the same events and state hash, across snapshot and restore', async (t) => {

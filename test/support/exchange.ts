@@ -167,7 +167,7 @@ export function usdcTotal(state: Exchange['state']): bigint {
   let total = state.feesCollected + state.fundingDust;
   for (const a of state.accounts.values()) {
     total += a.usdc;
-    for (const p of a.positions.values()) total += p.szi < 0 ? p.entryNtl : -p.entryNtl;
+    for (const p of a.positions.values()) total += p.margin + (p.szi < 0 ? p.entryNtl : -p.entryNtl);
   }
   return total;
 }
