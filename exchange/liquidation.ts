@@ -6,11 +6,11 @@
 // PnL fell below its own maintenance margin is liquidated alone, the same way, and its loss is
 // capped at its margin. Every step is a recorded event.
 import { formatScaled } from '../primitives/index.ts';
-import { applyFill, closableLots, type Account } from './account.ts';
+import { applyFill, closableLots, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import type { Fill } from './engine/matching-engine.ts';
-import { isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { availableMargin, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
 import { isExchangeError } from './order-rules.ts';
@@ -85,21 +85,19 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
   if (isExchangeError(out)) return; // nothing to trade against: the backstop takes it all
 }
 
-/** The backstop account takes the rest of the position at the mark, without fees. */
-function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
-  const pos = acct.positions.get(m.asset);
-  if (pos === undefined) return false;
+/**
+ * Moves `lots` of the liquidated account's position to `taker` at `px`, without fees: both sides
+ * get a fill record marked with the liquidation.
+ */
+function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
   const { state } = ctx;
-  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
-  if (backstop === undefined) return false;
-  const lots = Math.abs(pos.szi);
-  const mark = state.markPx(m);
-  const ntl = state.notional(m, mark, lots);
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return;
+  const ntl = state.notional(m, px, lots);
   const isBuy = pos.szi < 0; // the liquidated side's trade
   const tid = state.ids.nextTid++;
-  const fill = { tid, sz: lots, px: mark } as Fill;
-  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(mark, m.pxDecimals), method: 'backstop' as const };
-  for (const [who, buy] of [[acct, isBuy], [backstop, !isBuy]] as const) {
+  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
+  for (const [who, buy] of [[acct, isBuy], [taker, !isBuy]] as const) {
     const change = applyFill(who, m.asset, buy, lots, ntl, state.isolatedLeverage(who, m));
     trackHolder(m, who);
     ctx.events.push({
@@ -107,7 +105,7 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
       user: who.address,
       fill: {
         coin: m.name,
-        px: formatScaled(mark, m.pxDecimals),
+        px: formatScaled(px, m.pxDecimals),
         sz: formatScaled(lots, m.szDecimals),
         side: buy ? 'B' : 'A',
         time: ctx.time,
@@ -119,14 +117,84 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
         crossed: who === acct,
         fee: '0',
         feeToken: 'USDC',
-        tid: fill.tid,
+        tid,
         liquidation,
       },
     });
   }
-  // The backstop's own orders (if it has any) follow its new position.
-  if (m.engine.openCount(backstop.address) > 0 || m.triggers.count(backstop.address) > 0) afterPositionChange(ctx, m, backstop.address);
+  // The taker's own orders (if it has any) follow its new position.
+  if (m.engine.openCount(taker.address) > 0 || m.triggers.count(taker.address) > 0) afterPositionChange(ctx, m, taker.address);
+}
+
+/**
+ * The backstop account takes the rest of the position at the mark, if its free collateral
+ * carries the initial margin of what it would open; false when it cannot (or there is none).
+ */
+function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return false;
+  const { state } = ctx;
+  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
+  if (backstop === undefined || backstop === acct) return false;
+  const lots = Math.abs(pos.szi);
+  const mark = state.markPx(m);
+  if (newOrderMargin(state, backstop, m, pos.szi > 0, mark, lots, false) > availableMargin(state, backstop)) return false;
+  transferPosition(ctx, acct, backstop, m, lots, mark, 'backstop');
   return true;
+}
+
+/**
+ * Price at which closing the whole position leaves the account (for an isolated position: the
+ * position) with zero equity, rounded against the counterparty; the mark when the equity at the
+ * mark is not negative. Auto-deleveraging closes at it, so the counterparties, not the
+ * insurance, absorb a bankrupt account's loss.
+ */
+function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
+  const { state } = ctx;
+  const pos = acct.positions.get(m.asset) as Position;
+  const mark = state.markPx(m);
+  const f = marginFigures(state, acct);
+  const own = isolatedFigures(state, m, pos, mark);
+  const equity = state.isIsolated(acct, m) ? own.value : f.accountValue;
+  if (equity >= 0n) return mark;
+  // equity(px) = equity + side * (px - mark) * lots * scale = 0
+  const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
+  const move = (-equity + per - 1n) / per;
+  const px = pos.szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
+  return Number(px > 0n ? px : 1n);
+}
+
+/**
+ * Auto-deleveraging, the last resort when the backstop cannot take a position: the opposite
+ * positions are reduced against it, most profitable and most leveraged first (unrealized PnL
+ * times notional over equity, ties by address), at the bankruptcy price.
+ */
+function autoDeleverage(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
+  const { state } = ctx;
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return false;
+  const px = bankruptcyPx(ctx, acct, m);
+  const mark = state.markPx(m);
+  const ranked: { acct: Account; rank: bigint }[] = [];
+  for (const holder of m.holders) {
+    const other = state.accounts.get(holder);
+    const p = other?.positions.get(m.asset);
+    if (other === undefined || p === undefined || other === acct || p.szi > 0 === pos.szi > 0) continue;
+    const own = isolatedFigures(state, m, p, mark);
+    const equity = state.isIsolated(other, m) ? own.value : marginFigures(state, other).accountValue;
+    const upnl = own.value - p.margin;
+    ranked.push({ acct: other, rank: (upnl * own.ntl) / (equity > 0n ? equity : 1n) });
+  }
+  ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+  let moved = false;
+  for (const { acct: other } of ranked) {
+    const left = Math.abs(acct.positions.get(m.asset)?.szi ?? 0);
+    if (left === 0) break;
+    const theirs = Math.abs(other.positions.get(m.asset)?.szi ?? 0);
+    transferPosition(ctx, acct, other, m, Math.min(left, theirs), px, 'adl');
+    moved = true;
+  }
+  return moved;
 }
 
 /**
@@ -142,11 +210,14 @@ function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]
   const usdcBefore = acct.usdc;
   let viaBook = false;
   let viaBackstop = false;
+  let viaAdl = false;
   for (const m of markets) {
     const szBefore = acct.positions.get(m.asset)?.szi ?? 0;
     closeThroughBook(liqCtx, acct, m);
     if ((acct.positions.get(m.asset)?.szi ?? 0) !== szBefore) viaBook = true;
-    if (closableLots(acct, m.asset, szBefore < 0) > 0 && backstopTakeover(liqCtx, acct, m)) viaBackstop = true;
+    if (closableLots(acct, m.asset, szBefore < 0) === 0) continue;
+    if (backstopTakeover(liqCtx, acct, m)) viaBackstop = true;
+    else if (autoDeleverage(liqCtx, acct, m)) viaAdl = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
   const closed = markets.every((m) => !acct.positions.has(m.asset));
@@ -171,7 +242,7 @@ function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]
       accountValue: formatScaled(before.accountValue, USD_DECIMALS),
       maintenanceMargin: formatScaled(before.maintenanceMargin, USD_DECIMALS),
       liquidatedPositions: positions,
-      method: viaBook && viaBackstop ? 'market+backstop' : viaBackstop ? 'backstop' : 'market',
+      method: [viaBook && 'market', viaBackstop && 'backstop', viaAdl && 'adl'].filter((x) => x !== false).join('+') || 'market',
       deficit: formatScaled(deficit, USD_DECIMALS),
     },
   });

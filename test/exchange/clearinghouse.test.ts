@@ -79,6 +79,36 @@ t.test('liquidation: through the book, then the backstop, deficit from the insur
   t.equal(bookInvariants(h.ex), null);
 });
 
+t.test('auto-deleveraging: a backstop without the margin to take over leaves the rest to the most profitable shorts, at the bankruptcy price', async (t) => {
+  const g = devnetGenesis();
+  g.balances = g.balances.map((b) => (b.address === DEVNET_BACKSTOP ? { ...b, usdc: '1000' } : b));
+  const h = new Harness(g);
+  const start = usdcTotal(h.ex.state);
+  const D = USERS[3] as string;
+  // A long 190 BTC at 100,000 (19x): B short 150, D short 40.
+  h.order(B, lim(BTC, false, '100000', '150'));
+  h.order(D, lim(BTC, false, '100000', '40'));
+  h.order(A, lim(BTC, true, '100000', '190', 'Ioc'));
+  // The market falls 6% with thin bids: A is bankrupt (about -140,000 at the mark).
+  h.order(C, lim(BTC, true, '94000', '5'));
+  h.order(C, lim(BTC, false, '94100', '1'));
+  h.order(B, lim(BTC, false, '94000', '1', 'Ioc'));
+  const { events } = h.oracle({ BTC: '94000' });
+  const liq = events.filter((e) => e.kind === 'liquidation');
+  t.match(liq, [{ user: A, liquidation: { method: 'market+adl', deficit: '0' } }]);
+  const adl = events.filter((e) => e.kind === 'fill' && e.fill.liquidation?.method === 'adl' && e.user !== A);
+  t.ok(adl.length >= 1, 'shorts were deleveraged');
+  t.ok(adl.every((e) => e.kind === 'fill' && Number(e.fill.px) > 94000), 'at the bankruptcy price, above the mark');
+  const a = h.ex.state.accounts.get(A)!;
+  t.equal(a.positions.size, 0);
+  // The price rounds to a whole price unit (0.1) against the shorts: at most 190 x 0.1 = 19 USDC.
+  t.ok(a.usdc >= 0n && a.usdc < 19n * 10n ** 8n, `A ends at zero equity (within a price unit), never below: ${a.usdc}`);
+  t.equal(h.ex.state.accounts.get(DEVNET_BACKSTOP)!.positions.size, 0, 'the backstop took nothing');
+  t.equal(h.ex.state.accounts.get(DEVNET_BACKSTOP)!.usdc, 1000n * 10n ** 8n, 'nor paid anything');
+  t.equal(usdcTotal(h.ex.state), start, 'USDC conserved');
+  t.equal(bookInvariants(h.ex), null);
+});
+
 t.test('updateLeverage: bounded by maxLeverage, refused when positions would not fit', async (t) => {
   const h = new Harness();
   const lev = (user: string, leverage: number, isCross = true) => h.tx(user, { type: 'updateLeverage', asset: BTC, isCross, leverage }).result;
