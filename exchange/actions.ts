@@ -82,6 +82,14 @@ export interface UsdTransferAction {
   readonly amount: string;
 }
 
+export interface WithdrawAction {
+  readonly type: 'withdraw';
+  /** As sent: checked at execution (`Invalid destination`), as the spec's bridge errors say. */
+  readonly destination: string;
+  /** Decimal USDC, the fee included. */
+  readonly amount: string;
+}
+
 export interface CreateSubAccountAction {
   readonly type: 'createSubAccount';
   readonly name: string;
@@ -105,6 +113,7 @@ export type Action =
   | UpdateIsolatedMarginAction
   | ApproveAgentAction
   | UsdTransferAction
+  | WithdrawAction
   | CreateSubAccountAction
   | SubAccountTransferAction;
 
@@ -112,7 +121,7 @@ export type Action =
 export const MAX_AGENT_NAME = 32;
 
 /** Action types of the spec that this node does not execute yet. */
-export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['withdraw', 'spotDeploy']);
+export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['spotDeploy']);
 
 /** Orders or cancels in one action at most; bounds the work of one transaction. */
 export const MAX_BATCH = 1000;
@@ -261,6 +270,12 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
       return {
         type,
         destination: address(get(a, 'destination', 'action'), 'action.destination'),
+        amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
+    case 'withdraw':
+      return {
+        type,
+        destination: str(get(a, 'destination', 'action'), 'action.destination'),
         amount: str(get(a, 'amount', 'action'), 'action.amount'),
       };
     case 'createSubAccount': {

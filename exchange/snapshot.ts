@@ -61,6 +61,9 @@ interface Snapshot {
   agentsOf: [string, { address: string; name: string }[]][];
   subAccounts: [string, { name: string; address: string }[]][];
   tpslChildren: [number, number[]][];
+  /** Pending withdrawals in request order, and the bridge fees kept (absent in version 3). */
+  withdrawals?: { withdrawalId: string; user: string; destination: string; amount: string; fee: string; time: number }[];
+  bridgeFees?: string;
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -126,6 +129,8 @@ export function snapshotState(state: ExchangeState): Json {
     agentsOf: [...state.agentsOf.entries()].sort(byKey),
     subAccounts: [...state.subAccounts.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
+    withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
+    bridgeFees: state.bridgeFees.toString(),
   };
   return snap as unknown as Json;
 }
@@ -200,6 +205,8 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
     for (const s of list) state.masterOf.set(s.address, master);
   }
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
+  for (const w of snap.withdrawals ?? []) state.withdrawals.push({ ...w, amount: BigInt(w.amount), fee: BigInt(w.fee) });
+  state.bridgeFees = BigInt(snap.bridgeFees ?? '0');
   return new Exchange(state);
 }
 

@@ -164,7 +164,8 @@ export function bookInvariants(ex: Exchange): string | null {
  * Constant from genesis on, whatever trades, funding and liquidations happen.
  */
 export function usdcTotal(state: Exchange['state']): bigint {
-  let total = state.feesCollected + state.fundingDust;
+  let total = state.feesCollected + state.fundingDust + state.bridgeFees;
+  for (const w of state.withdrawals) total += w.amount;
   for (const a of state.accounts.values()) {
     total += a.usdc;
     for (const p of a.positions.values()) total += p.margin + (p.szi < 0 ? p.entryNtl : -p.entryNtl);
