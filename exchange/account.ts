@@ -44,6 +44,13 @@ export class Account {
   requests = 0;
   /** Notional traded, maker and taker (USD units): each whole USDC adds one request to the budget. */
   cumVlm = 0n;
+  /**
+   * Realized trading PnL (USD units): perp closed PnL less perp fees and funding paid, plus any
+   * liquidation loss the insurance covered; and the USDC fees paid on spot fills. With the
+   * unrealized PnL they make the portfolio's PnL history.
+   */
+  perpRealized = 0n;
+  spotFees = 0n;
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;

@@ -77,6 +77,7 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
     if (state.isIsolated(acct, m)) pos.margin -= paid;
     else acct.usdc -= paid;
     pos.funding += paid;
+    acct.perpRealized -= paid;
     acct.fundingAllTime.set(m.asset, (acct.fundingAllTime.get(m.asset) ?? 0n) + paid);
     state.fundingDust += paid;
     const record: FundingRecord = {

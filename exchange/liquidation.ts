@@ -99,6 +99,7 @@ function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: Perp
   const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
   for (const [who, buy] of [[acct, isBuy], [taker, !isBuy]] as const) {
     const change = applyFill(who, m.asset, buy, lots, ntl, state.isolatedLeverage(who, m));
+    who.perpRealized += change.closedPnl;
     trackHolder(m, who);
     ctx.events.push({
       kind: 'fill',
@@ -229,7 +230,9 @@ function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]
     if (backstop !== undefined) {
       deficit = lost;
       backstop.usdc -= deficit;
+      backstop.perpRealized -= deficit;
       acct.usdc += deficit;
+      acct.perpRealized += deficit;
     }
   }
   ctx.events.push({

@@ -26,6 +26,8 @@ type AccountRow = [
   cumVlm: string,
   /** Assets the account chose isolated margin on (absent in version 3). */
   isolated?: number[],
+  /** Realized perp PnL and spot fees paid (absent in version 3). */
+  pnl?: [string, string],
 ];
 
 interface MarketSnapshot {
@@ -92,6 +94,7 @@ function accountRow(a: Account): AccountRow {
     a.requests,
     a.cumVlm.toString(),
     [...a.isolated].sort((x, y) => x - y),
+    [a.perpRealized.toString(), a.spotFees.toString()],
   ];
 }
 
@@ -136,13 +139,15 @@ export function snapshotState(state: ExchangeState): Json {
 }
 
 function restoreAccount(row: AccountRow): Account {
-  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm, isolated] = row;
+  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm, isolated, pnl] = row;
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
     acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
   }
   for (const asset of isolated ?? []) acct.isolated.add(asset);
+  acct.perpRealized = BigInt(pnl?.[0] ?? '0');
+  acct.spotFees = BigInt(pnl?.[1] ?? '0');
   for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);

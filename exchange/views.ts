@@ -297,3 +297,40 @@ export function userRateLimit(state: ExchangeState, user: Address) {
     nRequestsSurplus: 0,
   };
 }
+
+/** What the portfolio history samples of one account (USD units). */
+export interface PortfolioFigures {
+  /** USDC, perp equity (cross and isolated) and spot tokens valued at their USDC pair's last trade (mid when none). */
+  readonly accountValue: bigint;
+  /** Trading PnL: realized and unrealized perp PnL, less fees and funding (spot price moves are not PnL here). */
+  readonly pnl: bigint;
+  /** The same, perpetuals only: USDC and perp equity; perp PnL. */
+  readonly perpAccountValue: bigint;
+  readonly perpPnl: bigint;
+  /** Notional traded over the account's life. */
+  readonly cumVlm: bigint;
+}
+
+export function portfolioFigures(state: ExchangeState, user: Address): PortfolioFigures | null {
+  const acct = state.accounts.get(user);
+  if (acct === undefined) return null;
+  const f = marginFigures(state, acct);
+  let upnl = 0n;
+  for (const [asset, pos] of acct.positions) {
+    const m = state.perps[asset];
+    if (m !== undefined) upnl += unrealizedPnl(pos, state.notional(m, state.markPx(m), Math.abs(pos.szi)));
+  }
+  const perpAccountValue = f.accountValue + f.isolatedValue;
+  let spot = 0n;
+  for (const m of state.spots) {
+    if (m.quote.index !== USDC_TOKEN_INDEX) continue;
+    const units = acct.balance(m.base.index);
+    if (units === 0n) continue;
+    const bid = m.engine.bids.bestPx();
+    const ask = m.engine.asks.bestPx();
+    const px = m.lastPx !== 0 ? m.lastPx : bid !== undefined && ask !== undefined ? Math.floor((bid + ask) / 2) : 0;
+    spot += state.notional(m, px, Number(units / m.baseUnit));
+  }
+  const perpPnl = acct.perpRealized + upnl;
+  return { accountValue: perpAccountValue + spot, pnl: perpPnl - acct.spotFees, perpAccountValue, perpPnl, cumVlm: acct.cumVlm };
+}

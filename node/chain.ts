@@ -14,6 +14,7 @@ import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, toExchangeTx } from './tx-codec.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook } from './candles.ts';
+import { PortfolioIndex } from './portfolio.ts';
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
@@ -53,6 +54,7 @@ export class Chain implements ConsensusApp {
     private readonly bus: EventBus,
     private readonly opts: ChainOptions,
     readonly candles: CandleBook,
+    private readonly portfolio = new PortfolioIndex(),
   ) {}
 
   head(): CommittedHead {
@@ -137,7 +139,8 @@ export class Chain implements ConsensusApp {
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
-    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, snapshot, sync: block.txs.length > 0 });
+    const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
+    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
     for (const r of executed.results) this.mempool.settle(r.hash, r.result);
     this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events, candles: candles.map((c) => this.candles.view(c)) });
