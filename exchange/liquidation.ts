@@ -131,15 +131,21 @@ function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: Perp
  * The backstop account takes the rest of the position at the mark, if its free collateral
  * carries the initial margin of what it would open; false when it cannot (or there is none).
  */
-function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
+function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMarket): boolean {
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return false;
   const { state } = ctx;
   const backstop = state.accounts.get(state.config.clearinghouse.backstop);
   if (backstop === undefined || backstop === acct) return false;
+  // Once the backstop refused a side of a market, the rest of the sweep deleverages that side.
+  const side = `${m.asset}:${pos.szi > 0 ? 'L' : 'S'}`;
+  if (sweep.backstopFull.has(side)) return false;
   const lots = Math.abs(pos.szi);
   const mark = state.markPx(m);
-  if (newOrderMargin(state, backstop, m, pos.szi > 0, mark, lots, false) > availableMargin(state, backstop)) return false;
+  if (newOrderMargin(state, backstop, m, pos.szi > 0, mark, lots, false) > availableMargin(state, backstop)) {
+    sweep.backstopFull.add(side);
+    return false;
+  }
   transferPosition(ctx, acct, backstop, m, lots, mark, 'backstop');
   return true;
 }
@@ -154,9 +160,7 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset) as Position;
   const mark = state.markPx(m);
-  const f = marginFigures(state, acct);
-  const own = isolatedFigures(state, m, pos, mark);
-  const equity = state.isIsolated(acct, m) ? own.value : f.accountValue;
+  const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : marginFigures(state, acct).accountValue;
   if (equity >= 0n) return mark;
   // equity(px) = equity + side * (px - mark) * lots * scale = 0
   const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
@@ -166,34 +170,76 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
 }
 
 /**
- * Auto-deleveraging, the last resort when the backstop cannot take a position: the opposite
- * positions are reduced against it, most profitable and most leveraged first (unrealized PnL
- * times notional over equity, ties by address), at the bankruptcy price.
+ * What one sweep remembers. The auto-deleveraging order: per market and side, the holders of
+ * that side at the sweep's marks, most profitable and most leveraged first (unrealized PnL times
+ * notional over equity, ties by address), ranked once per sweep when first needed and consumed in
+ * order, so a sweep that deleverages many accounts stays linear in the number of holders.
  */
-function autoDeleverage(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
-  const { state } = ctx;
+class Sweep {
+  /** Market sides (`asset:L` or `asset:S`) the backstop could not take in this sweep. */
+  readonly backstopFull = new Set<string>();
+  private readonly queues = new Map<string, { accounts: Account[]; next: number }>();
+  /** Cross equity of each ranked account at the ranking's marks (an account holds several positions). */
+  private readonly equity = new Map<Account, bigint>();
+
+  constructor(private readonly ctx: TxContext) {}
+
+  /** The queue of `long` (or short) holders of `m`, built on first use; `fresh` ranks again (the queue ran dry). */
+  adlQueue(m: PerpMarket, long: boolean, fresh = false): { accounts: Account[]; next: number } {
+    const key = `${m.asset}:${long ? 'L' : 'S'}`;
+    let q = this.queues.get(key);
+    if (q === undefined || fresh) this.queues.set(key, (q = { accounts: this.rank(m, long), next: 0 }));
+    return q;
+  }
+
+  private rank(m: PerpMarket, long: boolean): Account[] {
+    const { state } = this.ctx;
+    const mark = state.markPx(m);
+    const ranked: { acct: Account; rank: bigint }[] = [];
+    for (const holder of m.holders) {
+      const other = state.accounts.get(holder);
+      const p = other?.positions.get(m.asset);
+      if (other === undefined || p === undefined || p.szi > 0 !== long) continue;
+      const own = isolatedFigures(state, m, p, mark);
+      let equity = own.value;
+      if (!state.isIsolated(other, m)) {
+        let cross = this.equity.get(other);
+        if (cross === undefined) this.equity.set(other, (cross = marginFigures(state, other).accountValue));
+        equity = cross;
+      }
+      ranked.push({ acct: other, rank: ((own.value - p.margin) * own.ntl) / (equity > 0n ? equity : 1n) });
+    }
+    ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+    return ranked.map((r) => r.acct);
+  }
+}
+
+/**
+ * Auto-deleveraging, the last resort when the backstop cannot take a position: the opposite
+ * positions are reduced against it in the sweep's ADL order, at the bankruptcy price.
+ */
+function autoDeleverage(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMarket): boolean {
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return false;
   const px = bankruptcyPx(ctx, acct, m);
-  const mark = state.markPx(m);
-  const ranked: { acct: Account; rank: bigint }[] = [];
-  for (const holder of m.holders) {
-    const other = state.accounts.get(holder);
-    const p = other?.positions.get(m.asset);
-    if (other === undefined || p === undefined || other === acct || p.szi > 0 === pos.szi > 0) continue;
-    const own = isolatedFigures(state, m, p, mark);
-    const equity = state.isIsolated(other, m) ? own.value : marginFigures(state, other).accountValue;
-    const upnl = own.value - p.margin;
-    ranked.push({ acct: other, rank: (upnl * own.ntl) / (equity > 0n ? equity : 1n) });
-  }
-  ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+  let queue = sweep.adlQueue(m, pos.szi < 0);
+  // Holders who took the other side during this sweep are not in its queue: one re-ranking finds them.
+  if (queue.next === queue.accounts.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
   let moved = false;
-  for (const { acct: other } of ranked) {
-    const left = Math.abs(acct.positions.get(m.asset)?.szi ?? 0);
+  while (queue.next < queue.accounts.length) {
+    const left = acct.positions.get(m.asset)?.szi ?? 0;
     if (left === 0) break;
-    const theirs = Math.abs(other.positions.get(m.asset)?.szi ?? 0);
-    transferPosition(ctx, acct, other, m, Math.min(left, theirs), px, 'adl');
+    const other = queue.accounts[queue.next] as Account;
+    const theirs = other === acct ? 0 : (other.positions.get(m.asset)?.szi ?? 0);
+    // Holders whose side changed or who closed (liquidated, deleveraged) since the ranking are skipped.
+    if (theirs === 0 || theirs > 0 === left > 0) {
+      queue.next++;
+      continue;
+    }
+    const lots = Math.min(Math.abs(left), Math.abs(theirs));
+    transferPosition(ctx, acct, other, m, lots, px, 'adl');
     moved = true;
+    if (lots === Math.abs(theirs)) queue.next++;
   }
   return moved;
 }
@@ -203,7 +249,7 @@ function autoDeleverage(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
  * cancelled, positions closed through the book and then by the backstop. `isolated`: a loss
  * beyond the position's own margin is not the cross account's, so the backstop pays it back.
  */
-function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[], before: { accountValue: bigint; maintenanceMargin: bigint }, isolated: boolean): void {
+function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonly PerpMarket[], before: { accountValue: bigint; maintenanceMargin: bigint }, isolated: boolean): void {
   const { state } = ctx;
   const positions = markets.map((m) => ({ coin: m.name, szi: formatScaled(acct.positions.get(m.asset)?.szi ?? 0, m.szDecimals) }));
   cancelOrders(ctx, acct, isolated ? markets : state.perps);
@@ -217,8 +263,8 @@ function liquidate(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]
     closeThroughBook(liqCtx, acct, m);
     if ((acct.positions.get(m.asset)?.szi ?? 0) !== szBefore) viaBook = true;
     if (closableLots(acct, m.asset, szBefore < 0) === 0) continue;
-    if (backstopTakeover(liqCtx, acct, m)) viaBackstop = true;
-    else if (autoDeleverage(liqCtx, acct, m)) viaAdl = true;
+    if (backstopTakeover(liqCtx, sweep, acct, m)) viaBackstop = true;
+    else if (autoDeleverage(liqCtx, sweep, acct, m)) viaAdl = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
   const closed = markets.every((m) => !acct.positions.has(m.asset));
@@ -272,13 +318,14 @@ export function runLiquidations(ctx: TxContext): void {
   // each one, so every account is judged at the marks of the moment.
   const markAll = () => state.perps.map((m) => state.markPx(m));
   let marks = markAll();
+  const sweep = new Sweep(ctx);
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
     if (acct === undefined || clearlySafe(ctx, acct, marks)) continue;
     const cross = crossUnderwater(ctx, acct, marks);
     if (cross !== null) {
       const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));
-      liquidate(ctx, acct, markets, cross, false);
+      liquidate(ctx, sweep, acct, markets, cross, false);
       marks = markAll();
     }
     for (const m of state.perps) {
@@ -286,7 +333,7 @@ export function runLiquidations(ctx: TxContext): void {
       if (pos === undefined || !state.isIsolated(acct, m)) continue;
       const f = isolatedFigures(state, m, pos, marks[m.asset] as number);
       if (f.value >= f.maintenance) continue;
-      liquidate(ctx, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
+      liquidate(ctx, sweep, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
       marks = markAll();
     }
   }
