@@ -3,12 +3,14 @@ import { benchClearinghouse } from './clearinghouse.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
+import { benchWsFanout } from './ws-fanout.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,
   clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
   signatures: benchSignatures,
+  'ws-fanout': benchWsFanout,
 };
 
 const only = process.argv[2];

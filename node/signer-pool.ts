@@ -3,12 +3,16 @@
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start.
 import { Worker } from 'node:worker_threads';
-import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import type { RecoveryJob } from './signer-worker.ts';
+import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
+import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
+
+export type { RecoveryOut } from './signer-worker.ts';
 
 export interface SignerRecovery {
   /** The address the request's signature recovers to under `binding`, or null. */
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
+  /** The action binding's address, with the transaction's bytes and hash computed alongside. */
+  recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
   close(): Promise<void>;
 }
 
@@ -16,7 +20,11 @@ export class InlineRecovery implements SignerRecovery {
   constructor(private readonly auth: AuthConfig) {}
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
-    return recoverSigner(this.auth, req, binding);
+    return runJob(this.auth, { req, binding, encode: false }).address;
+  }
+
+  async recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
+    return runJob(this.auth, { req, binding: 'action', encode: true });
   }
 
   async close(): Promise<void> {}
@@ -25,10 +33,12 @@ export class InlineRecovery implements SignerRecovery {
 interface Lane {
   readonly worker: Worker;
   /** Jobs gathered this tick, and the batches in flight by sequence. */
-  pending: { job: RecoveryJob; resolve: (a: string | null) => void }[];
-  readonly inFlight: Map<number, ((a: string | null) => void)[]>;
+  pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
+  readonly inFlight: Map<number, ((a: RecoveryOut) => void)[]>;
   queued: number;
 }
+
+const NONE: RecoveryOut = { address: null };
 
 /** Largest batch sent to one worker at once. */
 const MAX_BATCH = 256;
@@ -52,12 +62,12 @@ export class WorkerPoolRecovery implements SignerRecovery {
           worker.once('message', () => resolve());
         });
         const lane: Lane = { worker, pending: [], inFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: (string | null)[] }) => {
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] }) => {
           const resolvers = lane.inFlight.get(msg.seq);
           if (resolvers === undefined) return;
           lane.inFlight.delete(msg.seq);
           lane.queued -= resolvers.length;
-          resolvers.forEach((r, i) => r(msg.out[i] ?? null));
+          resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
         });
         return lane;
       }),
@@ -65,12 +75,20 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return new WorkerPoolRecovery(lanes);
   }
 
-  recover(req: SignedFields, binding: Binding): Promise<string | null> {
+  async recover(req: SignedFields, binding: Binding): Promise<string | null> {
+    return (await this.submit(req, binding, false)).address;
+  }
+
+  recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
+    return this.submit(req, 'action', true);
+  }
+
+  private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
     return new Promise((resolve) => {
       // The lane with the least work queued takes it.
       let lane = this.lanes[0] as Lane;
       for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
-      lane.pending.push({ job: { req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding }, resolve });
+      lane.pending.push({ job: { req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode }, resolve });
       if (lane.pending.length >= MAX_BATCH) this.flush(lane);
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -94,8 +112,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   async close(): Promise<void> {
     for (const lane of this.lanes) {
-      for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(null);
-      for (const p of lane.pending) p.resolve(null);
+      for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(NONE);
+      for (const p of lane.pending) p.resolve(NONE);
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }

@@ -1,21 +1,42 @@
-// A signer-recovery worker: batches of requests in, recovered addresses out (same order).
+// A signer-recovery worker: batches of requests in, recovered addresses out (same order). A job
+// marked `encode` also returns the transaction's bytes and hash, built from the same canonical
+// action text the binding hashes, so the event loop neither canonicalizes nor hashes it.
 import { parentPort, workerData } from 'node:worker_threads';
+import { txHash } from '../consensus/index.ts';
 import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
+import { canonicalize } from '../primitives/index.ts';
+import { encodeRequest } from './tx-codec.ts';
 
 export interface RecoveryJob {
   readonly req: SignedFields;
   readonly binding: Binding;
+  readonly encode: boolean;
 }
 
-const auth = (workerData as { auth: AuthConfig }).auth;
-parentPort?.on('message', (batch: { seq: number; jobs: RecoveryJob[] }) => {
-  const out = batch.jobs.map((j) => {
-    try {
-      return recoverSigner(auth, j.req, j.binding);
-    } catch {
-      return null;
-    }
+export interface RecoveryOut {
+  readonly address: string | null;
+  /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
+  readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
+}
+
+/** One job; the same computation runs inline where there are no workers. */
+export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
+  try {
+    const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
+    const address = recoverSigner(auth, j.req, j.binding, canonical);
+    if (!j.encode) return { address };
+    const bytes = encodeRequest({ ...j.req, vaultAddress: j.req.vaultAddress }, canonical);
+    return { address, tx: { bytes, hash: txHash(bytes) } };
+  } catch {
+    return { address: null };
+  }
+}
+
+if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
+  const auth = (workerData as { auth: AuthConfig }).auth;
+  const port = parentPort;
+  port.on('message', (batch: { seq: number; jobs: RecoveryJob[] }) => {
+    port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
   });
-  parentPort?.postMessage({ seq: batch.seq, out });
-});
-parentPort?.postMessage({ ready: true });
+  port.postMessage({ ready: true });
+}

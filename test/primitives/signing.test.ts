@@ -97,3 +97,10 @@ t.test('native and pure JS keccak256 agree on every length around the rate, on v
   t.pass('601 lengths agree');
   t.equal(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
 });
+
+t.test('canonicalize equals the reference implementation on random JSON', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.FC_SEED ?? 8785);
+  fc.assert(fc.property(fc.jsonValue(), (v) => canonicalize(v) === canonicalizeRef(v)), { seed, numRuns: 500 });
+  t.pass(`fast-check seed ${seed}, 500 values`);
+});
