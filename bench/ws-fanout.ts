@@ -42,6 +42,15 @@ function rssMb(pid: number): number {
   return m === null ? NaN : Number(m[1]) / 1024;
 }
 
+/** CPU seconds the node's threads used: [event loop, all threads] (from /proc, immune to other load). */
+function cpuSeconds(pid: number): [number, number] {
+  const ticks = (stat: string) => {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime
+  };
+  return [ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / 100, ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 100];
+}
+
 function child(role: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, BENCH_ROLE: role, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
@@ -80,6 +89,7 @@ export async function benchWsFanout(): Promise<void> {
     const rows: Record<string, Record<string, string | number>> = {};
     const memory: number[] = [];
     const started = Date.now();
+    const cpu0 = cpuSeconds(pid);
     const interval = Math.max(10, Math.floor(SECONDS / 10));
     for (let t = interval; t <= SECONDS; t += interval) {
       await new Promise((r) => setTimeout(r, started + t * 1000 - Date.now()));
@@ -93,11 +103,14 @@ export async function benchWsFanout(): Promise<void> {
         'node RSS MB': Math.round(memory[memory.length - 1] as number),
       };
     }
+    const cpu1 = cpuSeconds(pid);
     const totals = await Promise.all(sent);
     console.table(rows);
     const all = totals.reduce((a, b) => ({ sent: a.sent + b.sent, ok: a.ok + b.ok, failed: a.failed + b.failed, postP99: Math.max(a.postP99, b.postP99) }));
     console.log(`${CONNS} connections, ${messages} messages delivered; ${all.sent} actions sent at a target of ${RATE}/s over ${SECONDS} s (${Math.round(all.sent / SECONDS)}/s), ${all.ok} ok, ${all.failed} failed; post answer p99 ${all.postP99.toFixed(0)} ms`);
     console.log(`node RSS over the run (MB): ${memory.map((m) => Math.round(m)).join(' ')}`);
+    const perAction = (i: 0 | 1) => ((cpu1[i] - cpu0[i]) * 1e6) / Math.max(1, all.sent);
+    console.log(`node CPU per action: event loop ${perAction(0).toFixed(0)} µs, all threads ${perAction(1).toFixed(0)} µs (event loop busy ${(((cpu1[0] - cpu0[0]) / SECONDS) * 100).toFixed(0)}%)`);
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await node.stop();
@@ -199,7 +212,7 @@ async function sender(): Promise<void> {
         ws.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
         sent++;
       }
-      setImmediate(tick);
+      setTimeout(tick, 1); // a millisecond's worth at a time, without spinning a core
     };
     tick();
   });

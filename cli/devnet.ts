@@ -1,5 +1,5 @@
 // `svc devnet`: one command, one validator, funded development accounts.
-import { DEV_ACCOUNT_USDC, DEV_ACCOUNTS, DEV_MNEMONIC, devnetGenesis } from '../genesis/index.ts';
+import { DEV_ACCOUNT_USDC, DEV_ACCOUNT_WEI, DEV_ACCOUNTS, DEV_MNEMONIC, devnetGenesis } from '../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
 import type { DevnetOptions } from './options.ts';
 
@@ -12,6 +12,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     host: opts.host,
     restPort: opts.restPort,
     wsPort: opts.wsPort,
+    rpcPort: opts.rpcPort,
     oracleIntervalMs: opts.oracleIntervalMs,
     log: out,
   });
@@ -23,8 +24,9 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
   out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
   out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
   if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
+  if (node.rpcUrl !== null) out(`  EVM JSON-RPC  ${node.rpcUrl}  (HTTP and WebSocket; chain id ${g.file.chainId}, eth_* methods)`);
   out('');
-  out(`Funded development accounts, ${DEV_ACCOUNT_USDC} USDC each (mnemonic "${DEV_MNEMONIC}"):`);
+  out(`Funded development accounts, ${DEV_ACCOUNT_USDC} USDC and ${BigInt(DEV_ACCOUNT_WEI) / 10n ** 18n} ETH-equivalent (EVM) each (mnemonic "${DEV_MNEMONIC}"):`);
   DEV_ACCOUNTS.forEach((a, i) => out(`  (${i}) ${a.address}  key ${a.privateKey}`));
   out('');
   out('These keys are public: never use them outside a local devnet. Ctrl-C stops the node.');

@@ -25,7 +25,7 @@ Options:
   --data-dir <dir>   where blocks and state live (default: $SVC_HOME/devnet, SVC_HOME=~/.svc)
   --rest-port <n>    REST API port (default 4001; 0 picks a free port)
   --ws-port <n>      WebSocket port, path /ws (default 4000; 0 picks a free port)
-  --rpc-port <n>     EVM JSON-RPC port (default 3001; reserved until the EVM lands)
+  --rpc-port <n>     EVM JSON-RPC port, HTTP and WebSocket (default 3001; 0 picks a free port)
   --host <addr>      interface to listen on (default 127.0.0.1)
   --fresh            wipe the data directory first
   --oracle-interval <ms>  publish the devnet oracle prices this often (default 3000; 0 = never)

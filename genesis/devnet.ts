@@ -7,6 +7,9 @@ export const DEV_ACCOUNT_USDC = '1000000';
 /** The devnet's backstop liquidator (no key: only the exchange moves its funds), 10M USDC. */
 export const DEVNET_BACKSTOP = '0x000000000000000000000000000000000000b5b5';
 
+/** Native EVM balance of each development account: 10,000 (in wei, 18 decimals). */
+export const DEV_ACCOUNT_WEI = '10000000000000000000000';
+
 /** SVC (spot token 10001) each development account starts with. */
 export const DEV_ACCOUNT_SVC = '100000';
 
@@ -51,5 +54,10 @@ export function devnetGenesis(): GenesisFile {
       { address: DEVNET_BACKSTOP, usdc: '10000000' },
     ],
     validators: [],
+    evm: {
+      gasLimit: '30000000',
+      minBaseFee: '1000000000',
+      alloc: DEV_ACCOUNTS.map((a) => ({ address: a.address, balance: DEV_ACCOUNT_WEI })),
+    },
   };
 }

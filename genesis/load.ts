@@ -6,10 +6,12 @@ import {
   PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals,
   type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance,
 } from '../exchange/index.ts';
+import type { EvmGenesis } from '../evm/index.ts';
 import type { GenesisFile } from './schema.ts';
 
 export interface LoadedGenesis {
   readonly file: GenesisFile;
+  readonly evm: EvmGenesis;
   /** keccak256 of the canonical genesis JSON; names the chain. */
   readonly hash: string;
   readonly exchange: ExchangeConfig;
@@ -73,6 +75,29 @@ function clearinghouseConfig(file: GenesisFile, localValidator: string | undefin
     withdrawMinimum,
     withdrawFee,
   };
+}
+
+const WEI_RE = /^(0|[1-9][0-9]{0,77})$/;
+
+function wei(text: unknown, what: string): bigint {
+  check(typeof text === 'string' && WEI_RE.test(text) && BigInt(text) < 2n ** 256n, `${what} must be a non-negative integer of wei as a decimal string`);
+  return BigInt(text as string);
+}
+
+function evmGenesis(file: GenesisFile): EvmGenesis {
+  const e = file.evm ?? { alloc: [] };
+  const seen = new Set<string>();
+  const alloc = e.alloc.map((a, i) => {
+    const address = normalizeAddress(a.address);
+    check(address !== null && !seen.has(address), `evm.alloc ${i}: address must be a unique 20-byte hex address`);
+    seen.add(address);
+    return { address, balance: wei(a.balance, `evm.alloc ${address} balance`) };
+  });
+  const gasLimit = wei(e.gasLimit ?? '30000000', 'evm.gasLimit');
+  check(gasLimit >= 5_000_000n && gasLimit <= 1_000_000_000n, 'evm.gasLimit must be from 5000000 to 1000000000');
+  const minBaseFee = wei(e.minBaseFee ?? '1000000000', 'evm.minBaseFee');
+  check(minBaseFee >= 1n, 'evm.minBaseFee must be at least 1 wei');
+  return { chainId: file.chainId, genesisTime: file.genesisTime, gasLimit, minBaseFee, alloc };
 }
 
 export interface LoadOptions {
@@ -160,5 +185,5 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     clearinghouse: clearinghouseConfig(file, opts.localValidator, seen),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
-  return { file, hash, exchange, balances };
+  return { file, hash, exchange, balances, evm: evmGenesis(file) };
 }

@@ -83,4 +83,15 @@ export interface GenesisFile {
   balances: { address: string; usdc: string; spot?: Record<string, string> }[];
   /** Empty on a devnet: the node's own key is the single validator. */
   validators: GenesisValidator[];
+  /** The embedded EVM; its chain id is `chainId`. Absent: an EVM with no funded accounts. */
+  evm?: GenesisEvm;
+}
+
+export interface GenesisEvm {
+  /** Block gas limit (decimal string); default 30000000. */
+  gasLimit?: string;
+  /** Base fee floor and the genesis block's base fee, in wei (decimal string); default 1 gwei. */
+  minBaseFee?: string;
+  /** Native balances at genesis, in wei (decimal strings). */
+  alloc: { address: string; balance: string }[];
 }

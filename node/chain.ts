@@ -11,7 +11,8 @@ import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } fr
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
-import { decodeRequest, toExchangeTx } from './tx-codec.ts';
+import { decodeRequest, isEvmTx, toExchangeTx } from './tx-codec.ts';
+import type { EvmChain, EvmTxInput, ExecutedEvmBlock } from '../evm/index.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
@@ -23,16 +24,19 @@ export interface ExecutedBlock {
   readonly results: { hash: string; result: TxResult }[];
   readonly events: ExchangeEvent[];
   readonly appHash: string;
+  /** The EVM block of this height; null when it was already stored (replay after a crash). */
+  readonly evm: ExecutedEvmBlock | null;
 }
 
 /**
- * App hash chain: keccak256(previous app hash || keccak256(canonical {results, events, state})),
- * where `state` is the full state hash on snapshot heights (every `snapshotInterval` blocks) and
- * absent otherwise: divergence in outputs shows at once, silent divergence of state at the next
- * snapshot height.
+ * App hash chain: keccak256(previous app hash || keccak256(canonical {results, events, state,
+ * evm})), where `state` is the full state hash on snapshot heights (every `snapshotInterval`
+ * blocks) and absent otherwise, and `evm` the EVM state root after the block: divergence in
+ * outputs or EVM state shows at once, silent divergence of exchange state at the next snapshot
+ * height.
  */
-export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined): string {
-  const digest = keccak256(utf8(canonicalize({ results, events, state })));
+export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined, evm: string): string {
+  const digest = keccak256(utf8(canonicalize({ results, events, state, evm })));
   return bytesToHex(keccak256(concatBytes(hexToBytes(prev), digest)));
 }
 
@@ -54,6 +58,9 @@ export class Chain implements ConsensusApp {
     private readonly bus: EventBus,
     private readonly opts: ChainOptions,
     readonly candles: CandleBook,
+    readonly evm: EvmChain,
+    /** Told of each committed block's EVM part (after it is durable), for the EVM pool and feeds. */
+    private readonly onEvmBlock: (b: ExecutedEvmBlock) => void = () => {},
     private readonly portfolio = new PortfolioIndex(),
   ) {}
 
@@ -82,14 +89,23 @@ export class Chain implements ConsensusApp {
 
   /**
    * Runs a block through the state machine. Used for new blocks and for replay at start-up;
-   * `hashes` are the transactions' hashes when the caller has them already.
+   * `hashes` are the transactions' hashes when the caller has them already. Exchange and system
+   * transactions run first, in block order; then the block's EVM transactions, in block order, as
+   * one EVM block, so the EVM's read precompiles see the exchange state at the end of the block.
    */
-  execute(block: Block, signers: readonly string[], hashes: readonly string[] = block.txs.map(txHash)): ExecutedBlock {
+  async execute(block: Block, signers: readonly string[], hashes: readonly string[] = block.txs.map(txHash), sync = false): Promise<ExecutedBlock> {
     const { header } = block;
     this.exchange.beginBlock(header.height, header.time);
     const results: ExecutedBlock['results'] = [];
     const events: ExchangeEvent[] = [];
+    const evmTxs: EvmTxInput[] = [];
     block.txs.forEach((bytes, i) => {
+      if (isEvmTx(bytes)) {
+        // The stored signer of an EVM transaction is its sender's public key, when recovered at admission.
+        const key = signers[i];
+        evmTxs.push({ bytes, publicKey: key !== undefined && key.length === 130 ? key : null });
+        return;
+      }
       const system = decodeSystemTx(bytes);
       if (system !== null) {
         results.push({ hash: hashes[i] as string, result: this.executeSystem(system) });
@@ -105,7 +121,18 @@ export class Chain implements ConsensusApp {
     });
     events.push(...this.exchange.endBlock());
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
-    return { results, events, appHash: nextAppHash(this.headState.appHash, results, events, full) };
+    let evm: ExecutedEvmBlock | null = null;
+    let evmRoot: string;
+    if (this.evm.height >= header.height) {
+      // Replay after a crash that stored the EVM block but not the consensus one's successors.
+      const stored = await this.evm.blockAt(header.height);
+      if (stored === undefined) throw new Error(`EVM block ${header.height} missing below the EVM head ${this.evm.height}`);
+      evmRoot = bytesToHex(stored.block.header.stateRoot);
+    } else {
+      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, sync);
+      evmRoot = evm.stateRoot;
+    }
+    return { results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
   }
 
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */
@@ -121,7 +148,7 @@ export class Chain implements ConsensusApp {
       return known;
     });
     const signers = admitted.map((a) => a.signer);
-    const executed = this.execute(block, signers, admitted.map((a) => a.hash));
+    const executed = await this.execute(block, signers, admitted.map((a) => a.hash), block.txs.length > 0);
     const hash = headerHash(block.header);
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];
@@ -143,6 +170,12 @@ export class Chain implements ConsensusApp {
     await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
     for (const r of executed.results) this.mempool.settle(r.hash, r.result);
+    if (executed.evm !== null) {
+      for (const o of executed.evm.outcomes) {
+        this.mempool.settle(o.hash, o.error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error: exchangeError('INVALID_ACTION', o.error) });
+      }
+      this.onEvmBlock(executed.evm);
+    }
     this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events, candles: candles.map((c) => this.candles.view(c)) });
   }
 
@@ -157,7 +190,7 @@ export class Chain implements ConsensusApp {
       const stored = await this.store.block(h);
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
       const block: Block = { header: stored.header, txs: stored.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64'))) };
-      const executed = this.execute(block, stored.signers);
+      const executed = await this.execute(block, stored.signers);
       // Header h+1 records the app hash after h; the head records the last one.
       const recorded = h === to.height ? to.appHash : (await this.store.block(h + 1))?.header.appHash;
       if (recorded !== undefined && recorded !== executed.appHash) {

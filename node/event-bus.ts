@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { BlockHeader } from '../consensus/index.ts';
 import type { ExchangeEvent, TxResult } from '../exchange/index.ts';
 import type { CandleView } from './candles.ts';
+import type { ExecutedEvmBlock } from '../evm/index.ts';
 
 export interface CommittedBlockEvent {
   readonly header: BlockHeader;
@@ -35,5 +36,22 @@ export class EventBus {
 
   publishBlock(e: CommittedBlockEvent): void {
     this.emitter.emit('block', e);
+  }
+
+  /** The EVM block of each committed block, after it is durable (JSON-RPC subscriptions and filters). */
+  onEvmBlock(listener: (e: ExecutedEvmBlock) => void): () => void {
+    const guarded = (e: ExecutedEvmBlock) => {
+      try {
+        listener(e);
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    };
+    this.emitter.on('evm', guarded);
+    return () => this.emitter.off('evm', guarded);
+  }
+
+  publishEvmBlock(e: ExecutedEvmBlock): void {
+    this.emitter.emit('evm', e);
   }
 }

@@ -16,13 +16,15 @@ export class Mempool {
   private head = 0;
   private readonly byHash = new Map<string, PendingTx>();
   private readonly nonces = new Set<string>();
+  /** Dropped transactions still in the queue; reaping skips them. */
+  private readonly dropped = new Set<PendingTx>();
   /** Resolved with the result once the block is durable, or null if the node halted first. */
   private readonly waiters = new Map<string, ((r: TxResult | null) => void)[]>();
 
   constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.queue.length - this.head;
+    return this.queue.length - this.head - this.dropped.size;
   }
 
   full(): boolean {
@@ -45,12 +47,32 @@ export class Mempool {
     });
   }
 
+  /** Whether a transaction with this hash is waiting. */
+  has(hash: string): boolean {
+    return this.byHash.has(hash);
+  }
+
+  /** Takes a waiting transaction out (an EVM transaction replaced by a better-paying one); its waiters get null. */
+  drop(hash: string): void {
+    const p = this.byHash.get(hash);
+    if (p === undefined) return;
+    this.byHash.delete(hash);
+    this.dropped.add(p);
+    if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
+    for (const resolve of this.waiters.get(hash) ?? []) resolve(null);
+    this.waiters.delete(hash);
+  }
+
   /** Removes and returns transactions in admission order: at most `maxTxs`, and `maxBytes` unless the first alone exceeds it. */
   reap(maxTxs: number, maxBytes: number): PendingTx[] {
     const out: PendingTx[] = [];
     let bytes = 0;
     while (out.length < maxTxs && this.head < this.queue.length) {
       const p = this.queue[this.head] as PendingTx;
+      if (this.dropped.delete(p)) {
+        this.head += 1;
+        continue;
+      }
       if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
       bytes += p.bytes.length;
       out.push(p);
@@ -73,6 +95,7 @@ export class Mempool {
     this.waiters.clear();
     this.byHash.clear();
     this.nonces.clear();
+    this.dropped.clear();
     this.queue = [];
     this.head = 0;
   }

@@ -10,7 +10,10 @@ import {
   Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
 } from '../exchange/index.ts';
 import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
-import { RestServer, WsServer } from '../rpc/index.ts';
+import { EthServer, RestServer, WsServer } from '../rpc/index.ts';
+import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
+import { exchangeView } from './exchange-view.ts';
+import { EvmPool } from './evm-pool.ts';
 import { admit } from './admission.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
@@ -31,6 +34,8 @@ export interface NodeConfig {
   readonly restPort: number;
   /** WebSocket port (path /ws); null serves none. */
   readonly wsPort: number | null;
+  /** EVM JSON-RPC port (HTTP and WebSocket); null serves none. */
+  readonly rpcPort: number | null;
   /** Bytes a WebSocket connection may have unsent before it is closed as too slow. */
   readonly wsMaxBackpressure: number;
   readonly batchDelayMs: number;
@@ -57,6 +62,7 @@ export const DEFAULT_NODE_CONFIG = {
   host: '127.0.0.1',
   restPort: 4001,
   wsPort: 4000 as number | null,
+  rpcPort: 3001 as number | null,
   wsMaxBackpressure: 4 << 20,
   batchDelayMs: 2,
   emptyBlockIntervalMs: 1000,
@@ -86,6 +92,21 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
     const key = generateValidatorKey();
     await writeFile(path, key.exportPem(), { mode: 0o600 });
     return key;
+  }
+}
+
+/** The EVM's store, at the consensus head: an EVM block written above it by a crash is rewound. */
+async function openEvm(dataDir: string, genesis: LoadedGenesis, exchange: Exchange, chainHeight: number, replayFrom: number): Promise<EvmChain> {
+  const store = new EvmStore(join(dataDir, 'evm'));
+  await store.open();
+  try {
+    const evm = await EvmChain.open(store, genesis.evm, exchangePrecompiles(exchangeView(exchange)));
+    if (evm.height > chainHeight) await evm.setHead(chainHeight);
+    if (evm.height < replayFrom) throw new NodeStartError(`the EVM store is at height ${evm.height}, below the state snapshot at ${replayFrom}: the data directory is inconsistent`);
+    return evm;
+  } catch (err) {
+    await store.close();
+    throw err;
   }
 }
 
@@ -156,7 +177,15 @@ export class SvcNode {
     private readonly recovery: SignerRecovery,
     private readonly ws: WsServer | null,
     readonly wsPort: number | null,
+    readonly evm: EvmChain,
+    private readonly eth: EthServer | null,
+    readonly rpcPort: number | null,
   ) {}
+
+  /** The EVM JSON-RPC endpoint (HTTP; the same port serves WebSocket). */
+  get rpcUrl(): string | null {
+    return this.rpcPort === null ? null : `http://${this.config.host}:${this.rpcPort}`;
+  }
 
   get wsUrl(): string | null {
     return this.wsPort === null ? null : `ws://${this.config.host}:${this.wsPort}/ws`;
@@ -180,21 +209,30 @@ export class SvcNode {
       throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
     }
     const store = await openStore(config.dataDir);
+    const cleanups: (() => Promise<void>)[] = [];
     try {
-      return await SvcNode.assemble(config, genesis, key, store);
+      return await SvcNode.assemble(config, genesis, key, store, cleanups);
     } catch (err) {
+      for (const c of cleanups) await c();
       await store.close();
       throw err;
     }
   }
 
-  private static async assemble(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey, store: ChainStore): Promise<SvcNode> {
+  /** `cleanups` collects what to close if assembly fails part-way. */
+  private static async assemble(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey, store: ChainStore, cleanups: (() => Promise<void>)[]): Promise<SvcNode> {
     const { exchange, from, to } = await openChainState(store, genesis);
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
-    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles);
+    const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
+    cleanups.push(() => evm.store.close());
+    let pool: EvmPool | null = null;
+    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles, evm, (b) => {
+      pool?.onBlock(b);
+      bus.publishEvmBlock(b);
+    });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     for (const m of exchange.state.markets) {
       for (const interval of Object.keys(CANDLE_INTERVALS)) {
@@ -234,6 +272,8 @@ export class SvcNode {
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
           : admit({ auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
     });
+    const evmPool = new EvmPool(evm, mempool, recovery, () => engine.notifyTxs());
+    pool = evmPool;
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
     const restPort = await rest.listen();
     let ws: WsServer | null = null;
@@ -248,6 +288,27 @@ export class SvcNode {
         throw new NodeStartError((err as Error).message);
       }
     }
+    let eth: EthServer | null = null;
+    let rpcPort: number | null = null;
+    if (config.rpcPort !== null) {
+      eth = new EthServer({
+        chain: evm,
+        clientVersion: `svc/0.1.0/ethereumjs-vm-10.1.3/node-${process.version}`,
+        sendRawTransaction: (bytes) => (fatal !== null ? Promise.reject(new Error('node halted after a storage failure')) : evmPool.submit(bytes)),
+        pendingNonce: (a) => evmPool.pendingNonce(a),
+        pendingTx: (h) => evmPool.pendingTx(h),
+      }, { onEvmBlock: (l) => bus.onEvmBlock((b) => l(b.block, b.stored)) }, {
+        host: config.host, port: config.rpcPort, maxBodyBytes: 5 << 20, log: config.log, maxBackpressure: config.wsMaxBackpressure, now: config.now,
+      });
+      try {
+        rpcPort = await eth.listen();
+      } catch (err) {
+        rest.close();
+        ws?.close();
+        eth.close();
+        throw new NodeStartError((err as Error).message);
+      }
+    }
     engine.start();
     const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
     const oracleTimer = feeder === null ? null : setInterval(() => {
@@ -258,7 +319,7 @@ export class SvcNode {
       void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
       engine.notifyTxs();
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -266,11 +327,13 @@ export class SvcNode {
     this.stopping ??= (async () => {
       this.rest.close();
       this.ws?.close();
+      this.eth?.close();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.engine.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       await this.store.close();
+      await this.evm.store.close();
       await this.recovery.close();
     })();
     return this.stopping;

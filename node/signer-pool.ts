@@ -4,6 +4,7 @@
 // fallback when workers cannot start.
 import { Worker } from 'node:worker_threads';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
+import type { EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
 
 export type { RecoveryOut } from './signer-worker.ts';
@@ -13,6 +14,8 @@ export interface SignerRecovery {
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
   /** The action binding's address, with the transaction's bytes and hash computed alongside. */
   recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
+  /** The 64-byte public key (hex) that signed an EVM transaction, or null. */
+  recoverEvm(sig: EvmSignature): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,10 @@ export class InlineRecovery implements SignerRecovery {
 
   async recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
     return runJob(this.auth, { req, binding: 'action', encode: true });
+  }
+
+  async recoverEvm(sig: EvmSignature): Promise<string | null> {
+    return runJob(this.auth, { evm: sig }).address;
   }
 
   async close(): Promise<void> {}
@@ -83,12 +90,20 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return this.submit(req, 'action', true);
   }
 
+  async recoverEvm(sig: EvmSignature): Promise<string | null> {
+    return (await this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } })).address;
+  }
+
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
+    return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode });
+  }
+
+  private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
       // The lane with the least work queued takes it.
       let lane = this.lanes[0] as Lane;
       for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
-      lane.pending.push({ job: { req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode }, resolve });
+      lane.pending.push({ job, resolve });
       if (lane.pending.length >= MAX_BATCH) this.flush(lane);
       else if (!this.flushScheduled) {
         this.flushScheduled = true;

@@ -1,5 +1,7 @@
-// Transactions on the wire and in blocks: the canonical JSON of a signed request
-// {action, nonce, signature, vaultAddress}. Its keccak256 is the transaction hash.
+// Transactions on the wire and in blocks. Exchange actions (and validators' system transactions)
+// are canonical JSON objects, so their first byte is '{' (0x7b); anything else is an EVM
+// transaction as Ethereum encodes it: an EIP-2718 envelope (first byte 0x01-0x04) or a legacy RLP
+// list (first byte >= 0xc0). Either way keccak256 of the bytes is the transaction hash.
 import { canonicalize, normalizeAddress, utf8, type Address } from '../primitives/index.ts';
 import type { ExchangeTx } from '../exchange/index.ts';
 
@@ -8,6 +10,11 @@ export interface SignedRequest {
   readonly nonce: number;
   readonly signature: unknown;
   readonly vaultAddress: Address | null;
+}
+
+/** Whether block bytes carry an EVM transaction rather than an exchange or system one. */
+export function isEvmTx(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes[0] !== 0x7b;
 }
 
 export function encodeRequest(req: SignedRequest, canonicalAction = canonicalize(req.action)): Uint8Array {

@@ -137,6 +137,23 @@ export function recoverAddress(digest: Uint8Array, sig: RecoverableSignature): A
   return native === null ? recoverAddressNoble(digest, sig) : recoverAddressNative(digest, sig);
 }
 
+/**
+ * The uncompressed public key (65 bytes, 0x04-prefixed) that signed a 32-byte digest, natively
+ * when the native module loads; null for a signature no key made. Unlike `recoverAddress` it
+ * accepts a high s, which pre-Homestead Ethereum transactions may carry (callers check their own
+ * rules).
+ */
+export function recoverPublicKey(digest: Uint8Array, sig: RecoverableSignature): Uint8Array | null {
+  const { r, s, recovery } = sig;
+  if (!(r > 0n && r < CURVE_N && s > 0n && s < CURVE_N && (recovery === 0 || recovery === 1))) return null;
+  try {
+    if (native !== null) return native.ecdsaRecover(Buffer.from(word(r) + word(s), 'hex'), recovery, digest, false);
+    return new secp256k1.Signature(r, s, recovery).recoverPublicKey(digest).toBytes(false);
+  } catch {
+    return null;
+  }
+}
+
 /** Address of an uncompressed (65-byte, 0x04-prefixed) public key. */
 export function publicKeyToAddress(uncompressed: Uint8Array): Address {
   return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));

@@ -4,3 +4,6 @@ export { RestServer, type RestServerOptions } from './rest-server.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
 export { RateLimiter } from './rate-limiter.ts';
+export { EthServer, type EthServerOptions, type EvmBlockFeed } from './eth/server.ts';
+export type { EthBackend } from './eth/methods.ts';
+export { RpcError } from './eth/errors.ts';

@@ -21,6 +21,7 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, overri
     dataDir,
     restPort: 0,
     wsPort: 0,
+    rpcPort: 0,
     log: () => {},
     oracleIntervalMs: 0, // tests that want oracle ticks ask for them
     signerWorkers: 1, // a real pool, kept small: each worker loads the sources

@@ -14,7 +14,7 @@ export interface DevnetProcess {
 
 /** `execArgv`: Node flags for the child (a benchmark may profile it). */
 export function spawnDevnet(args: string[], timeoutMs = 30_000, execArgv: string[] = []): Promise<DevnetProcess> {
-  const proc = spawn(process.execPath, [...execArgv, BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...execArgv, BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

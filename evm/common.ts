@@ -1,0 +1,28 @@
+// The chain definition ethereumjs runs under: a custom chain id, one pinned hardfork, and sender
+// recovery through the node's native secp256k1 instead of ethereumjs's pure-JS path.
+import type { Common} from '@ethereumjs/common';
+import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { bytesToBigInt } from '@ethereumjs/util';
+import { recoverPublicKey } from '../primitives/index.ts';
+
+/**
+ * Osaka: the newest hardfork ethereumjs 10.1 marks final with execution changes (the later BPO
+ * forks only move blob parameters, and blob transactions are not accepted here). Pinned, not
+ * scheduled: every block of the chain runs under it, from the genesis.
+ */
+export const EVM_HARDFORK = Hardfork.Osaka;
+
+/** ethereumjs's `ecrecover` contract: the 64-byte public key (no 0x04 prefix) or a throw. */
+function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+  const recovery = v === 0n || v === 1n ? Number(v) : chainId === undefined ? Number(v - 27n) : Number(v - (chainId * 2n + 35n));
+  const pub = recoverPublicKey(msgHash, { r: bytesToBigInt(r), s: bytesToBigInt(s), recovery });
+  if (pub === null) throw new Error('invalid signature');
+  return pub.subarray(1);
+}
+
+export function makeCommon(chainId: number): Common {
+  return createCustomCommon({ chainId, name: `svc-${chainId}` }, Mainnet, {
+    hardfork: EVM_HARDFORK,
+    customCrypto: { ecrecover: nativeEcrecover },
+  });
+}

@@ -1,0 +1,89 @@
+// EVM blocks, receipts and the transaction index in level, beside the state trie. Keys:
+// block!<height hex16> -> StoredEvmBlock, hash!<block hash> -> height, tx!<tx hash> -> [height, index],
+// meta!head -> height. Trie nodes live in their own sublevel `trie`.
+import { Level } from 'level';
+import type { AnyLevel } from './level-db.ts';
+
+export interface StoredLog {
+  readonly address: string;
+  readonly topics: string[];
+  readonly data: string;
+}
+
+export interface StoredReceipt {
+  readonly status: 0 | 1;
+  /** Hex quantities. */
+  readonly cumulativeGasUsed: string;
+  readonly gasUsed: string;
+  readonly effectiveGasPrice: string;
+  readonly logs: StoredLog[];
+  readonly logsBloom: string;
+  readonly contractAddress: string | null;
+}
+
+export interface StoredEvmBlock {
+  /** The block's RLP (header and transactions), hex. */
+  readonly rlp: string;
+  readonly hash: string;
+  /** Sender of each transaction. */
+  readonly senders: string[];
+  readonly receipts: StoredReceipt[];
+}
+
+const key = (n: number) => n.toString(16).padStart(16, '0');
+
+export class EvmStore {
+  readonly db: Level<string, unknown>;
+  private readonly blocks;
+  private readonly hashes;
+  private readonly txs;
+  private readonly meta;
+  readonly trie: AnyLevel;
+
+  constructor(readonly path: string) {
+    this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    this.blocks = this.db.sublevel<string, StoredEvmBlock>('block', { valueEncoding: 'json' });
+    this.hashes = this.db.sublevel<string, number>('hash', { valueEncoding: 'json' });
+    this.txs = this.db.sublevel<string, [number, number]>('tx', { valueEncoding: 'json' });
+    this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
+    this.trie = this.db.sublevel('trie', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as AnyLevel;
+  }
+
+  open(): Promise<void> {
+    return this.db.open();
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  async head(): Promise<number | undefined> {
+    return (await this.meta.get('head')) as number | undefined;
+  }
+
+  block(height: number): Promise<StoredEvmBlock | undefined> {
+    return this.blocks.get(key(height));
+  }
+
+  heightOfHash(hash: string): Promise<number | undefined> {
+    return this.hashes.get(hash.toLowerCase());
+  }
+
+  txLocation(hash: string): Promise<[number, number] | undefined> {
+    return this.txs.get(hash.toLowerCase());
+  }
+
+  /**
+   * Writes a block, its indexes and the new head in one batch. A block written above the
+   * consensus head (a crash between this write and the consensus one) is overwritten when the
+   * height is executed again; lookups through the indexes check the block they land on.
+   */
+  async writeBlock(height: number, b: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
+    const batch = this.db.batch();
+    batch.put(key(height), b, { sublevel: this.blocks });
+    batch.put(b.hash, height, { sublevel: this.hashes });
+    txHashes.forEach((h, i) => batch.put(h, [height, i], { sublevel: this.txs }));
+    batch.put('head', height, { sublevel: this.meta });
+    await batch.write({ sync } as never);
+  }
+}

@@ -1,0 +1,79 @@
+// EvmChain on its own: genesis funding, EIP-1559 transfers in blocks, receipts, rejected
+// transactions left out, deterministic state roots, and the same state after reopening the store.
+import { rm } from 'node:fs/promises';
+import t from 'tap';
+import { Wallet, parseEther, Transaction } from 'ethers';
+import { createAddressFromString } from '@ethereumjs/util';
+import { EvmChain, EvmStore, type EvmGenesis } from '../../evm/index.ts';
+import { tempDir, wallets } from '../support/node.ts';
+import { hexToBytes } from '../../primitives/index.ts';
+
+const genesis: EvmGenesis = {
+  chainId: 42069,
+  genesisTime: Date.UTC(2026, 0, 1),
+  gasLimit: 30_000_000n,
+  minBaseFee: 1_000_000_000n,
+  alloc: wallets.map((w) => ({ address: w.address, balance: parseEther('10000') })),
+};
+
+async function transfer(from: Wallet, nonce: number, to: string, value: bigint): Promise<Uint8Array> {
+  const raw = await from.signTransaction(Transaction.from({
+    type: 2, chainId: 42069, nonce, to, value, gasLimit: 21000, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
+  }));
+  return hexToBytes(raw);
+}
+
+async function balance(chain: EvmChain, address: string): Promise<bigint> {
+  const sm = await chain.stateAt(chain.head.header.stateRoot);
+  return (await sm.getAccount(createAddressFromString(address)))?.balance ?? 0n;
+}
+
+t.test('transfers execute in blocks with receipts and persist across reopen', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const [alice, bob] = wallets as [Wallet, Wallet];
+  const dest = Wallet.createRandom().address;
+  let store = new EvmStore(dir);
+  await store.open();
+  let chain = await EvmChain.open(store, genesis);
+  t.equal(chain.height, 0);
+  t.equal(await balance(chain, alice.address), parseEther('10000'));
+  const genesisRoot = chain.stateRoot;
+
+  const txs = [await transfer(alice, 0, dest, 5n), await transfer(alice, 1, dest, 7n), await transfer(bob, 5, dest, 1n)];
+  const out = await chain.executeBlock(1, genesis.genesisTime + 1500, txs.map((bytes) => ({ bytes, publicKey: null })), true);
+  t.equal(out.outcomes[0]?.error, null);
+  t.equal(out.outcomes[1]?.error, null);
+  t.match(out.outcomes[2]?.error, /nonce/, 'a wrong nonce is left out of the block');
+  t.equal(out.block.transactions.length, 2);
+  t.equal(out.stored.receipts[1]?.cumulativeGasUsed, '0xa410', 'cumulative gas 42000');
+  t.equal(out.block.header.timestamp, BigInt(Math.floor((genesis.genesisTime + 1500) / 1000)));
+  t.not(out.stateRoot, genesisRoot);
+  t.equal(await balance(chain, dest), 12n);
+  const spent = parseEther('10000') - (await balance(chain, alice.address));
+  t.equal(spent, 12n + 2n * 21000n * (1_000_000_000n + 1_000_000_000n), 'value plus base fee and tip per gas');
+
+  const empty = await chain.executeBlock(2, genesis.genesisTime + 2000, [], false);
+  t.equal(empty.stateRoot, out.stateRoot, 'an empty block keeps the state root');
+  const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
+  t.equal(found?.index, 1);
+  await store.close();
+
+  store = new EvmStore(dir);
+  await store.open();
+  chain = await EvmChain.open(store, genesis);
+  t.equal(chain.height, 2, 'reopened at the stored head');
+  t.equal(await balance(chain, dest), 12n, 'with the same state');
+  t.equal((await chain.blockAt(1))?.stored.hash, out.hash);
+  await store.close();
+
+  // Same inputs on a fresh chain: same roots and hashes.
+  const dir2 = await tempDir();
+  t.teardown(() => rm(dir2, { recursive: true, force: true }));
+  const store2 = new EvmStore(dir2);
+  await store2.open();
+  const again = await EvmChain.open(store2, genesis);
+  const out2 = await again.executeBlock(1, genesis.genesisTime + 1500, txs.map((bytes) => ({ bytes, publicKey: null })), false);
+  t.equal(out2.hash, out.hash, 'deterministic block hash');
+  await store2.close();
+});
