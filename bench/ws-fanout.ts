@@ -194,20 +194,22 @@ async function sender(): Promise<void> {
   });
   let sent = 0;
   const start = Date.now();
-  const order = (isBuy: boolean, tif: string, px: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: '0.001', r: false, t: { limit: { tif } } }], grouping: 'na' });
+  const order = (isBuy: boolean, tif: string, px: string, sz: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: sz, r: false, t: { limit: { tif } } }], grouping: 'na' });
   await new Promise<void>((resolve) => {
     const tick = () => {
       const elapsed = Date.now() - start;
       if (elapsed >= seconds * 1000) return resolve();
       const due = Math.floor((elapsed * rate) / 1000);
       while (sent < due) {
-        // Action k: even = a resting bid by one account, odd = the next account's IOC sell that
-        // fills it; over five pairs each account buys once and sells once, so positions stay flat.
+        // Action k: even = a resting bid by one account, odd = the next account's IOC sell for
+        // twice the size, priced through the book: it takes that bid, or one left by an earlier
+        // sell that overtook its bid in the signer pool, so the book stays small. Over five pairs
+        // each account buys and sells alike, so positions stay near flat.
         const pair = Math.floor(sent / 2);
         const buyer = accounts[pair % 5] as { key: Uint8Array; nonce: number };
         const seller = accounts[(pair + 1) % 5] as { key: Uint8Array; nonce: number };
-        const px = String(100000 - (pair % 7) * 10);
-        const body = sent % 2 === 0 ? sign(buyer, order(true, 'Gtc', px)) : sign(seller, order(false, 'Ioc', px));
+        const px = 100000 - (pair % 7) * 10;
+        const body = sent % 2 === 0 ? sign(buyer, order(true, 'Gtc', String(px), '0.001')) : sign(seller, order(false, 'Ioc', String(px - 1000), '0.002'));
         pending.set(sent, Date.now());
         ws.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
         sent++;
