@@ -1,5 +1,6 @@
 // Blocks as consensus sees them: a header and opaque transactions. Hashes are keccak256.
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
+import type { Evidence } from './evidence.ts';
 
 export interface BlockHeader {
   readonly chainId: number;
@@ -14,11 +15,15 @@ export interface BlockHeader {
   readonly appHash: string;
   /** Hex ed25519 public key of the proposer. */
   readonly proposer: string;
+  /** Hash of the block's evidence list; absent when the block carries none. */
+  readonly evidenceHash?: string;
 }
 
 export interface Block {
   readonly header: BlockHeader;
   readonly txs: readonly Uint8Array[];
+  /** Equivocations committed by this block (absent: none). */
+  readonly evidence?: readonly Evidence[];
 }
 
 export interface CommitSignature {
@@ -35,6 +40,10 @@ export interface Commit {
 
 export function headerHash(h: BlockHeader): string {
   return bytesToHex(keccak256(utf8(canonicalize(h))));
+}
+
+export function evidenceHash(evidence: readonly Evidence[]): string {
+  return bytesToHex(keccak256(utf8(canonicalize(evidence))));
 }
 
 export function txHash(tx: Uint8Array): string {

@@ -12,3 +12,7 @@ export * from './round-state.ts';
 export * from './driver.ts';
 export * from './certificate.ts';
 export * from './evidence.ts';
+export * from './block-codec.ts';
+export * from './sign-guard.ts';
+export * from './wal.ts';
+export * from './replica.ts';
