@@ -161,13 +161,52 @@ const hiddenLock: Scenario = {
       }
       return true;
     };
+    let lockerRound1: string | null | undefined;
+    c.nodes[locker]!.onSigned = (_n, msg) => {
+      if (msg.kind === 'vote' && msg.vote.message.height === 1 && msg.vote.message.round === 1 && msg.vote.message.type === 'prevote') {
+        lockerRound1 = msg.vote.message.valueId;
+      }
+    };
     c.start();
     progress(c, 1, 30_000, 'height 1 not decided');
     const d = c.decisions.get(1)!;
+    expect(c, lockerRound1 === null || (d.round > 1 && lockerRound1 === undefined), 'the locked validator did not prevote nil on the new value (L22)');
     expect(c, d.round >= 1, `decided in round ${d.round}, the lock was not hidden`);
     expect(c, d.valueId !== lockedValue, 'decided the value only one validator had locked');
     c.net.filter = null;
     progress(c, 4, 30_000, 'no progress after the hidden lock');
+    return result(c);
+  },
+};
+
+/**
+ * A lock protects a decision nobody else saw: in round 0 of height 1, A, B and C lock v and
+ * precommit it; only A receives the precommits and decides v. B, C and D (who saw no polka) move
+ * to round 1, where D proposes a new value. B and C must refuse it (L22) so it never gathers +2/3;
+ * when A's commit certificate reaches them later, all hold v.
+ */
+const lockedDecision: Scenario = {
+  name: 'lock-protects-unseen-decision',
+  run(seed, trace) {
+    const c = cluster(seed, trace);
+    const ids = c.nodes.map((n) => n.key.publicKey);
+    const d = ids.indexOf(c.validators.proposer(1, 1));
+    const [a, b] = [0, 1, 2, 3].filter((i) => i !== d) as [number, number, number];
+    const releaseAt = c.rng.int(3_000, 8_000);
+    c.net.filter = (from, to, msg, now) => {
+      if (now >= releaseAt) return true;
+      if (msg.kind === 'status' || msg.kind === 'decided') return false;
+      if (msg.kind === 'proposal') return !(msg.proposal.message.height === 1 && msg.proposal.message.round === 0 && to === d);
+      if (msg.kind !== 'vote' || msg.vote.message.height !== 1 || msg.vote.message.round !== 0) return true;
+      const v = msg.vote.message;
+      if (v.type === 'prevote') return !(to === d && v.validator === ids[a]);
+      return v.validator !== ids[a] && (to === a || from !== a);
+    };
+    c.start();
+    expect(c, c.runUntil(() => c.decisions.has(1), releaseAt), 'A did not decide before the release');
+    progress(c, 1, 60_000, 'height 1 not decided everywhere');
+    expect(c, c.nodes[b]!.height >= 1, 'B caught up');
+    progress(c, 4, 60_000, 'no progress after the release');
     return result(c);
   },
 };
@@ -302,5 +341,5 @@ export const SCENARIOS: readonly Scenario[] = [
   happy, lossy, oneCrashed, split22, split31,
   byzantineScenario('equivocating-proposer', 'equivocateProposals'),
   byzantineScenario('double-voting-validator', 'doubleVote'),
-  hiddenLock, crashBeforeFlush, crashMidRound, crashDuringCommit, wipedCatchUp, solo, chaos,
+  hiddenLock, lockedDecision, crashBeforeFlush, crashMidRound, crashDuringCommit, wipedCatchUp, solo, chaos,
 ];
