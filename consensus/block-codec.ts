@@ -78,7 +78,12 @@ export function checkBlock(block: Block, ctx: BlockCheckContext): string | null 
   if (evidence.length > 0 && h.evidenceHash !== evidenceHash(evidence)) return 'wrong evidence hash';
   const keys = new Set<string>();
   for (const e of evidence) {
-    const bad = verifyEvidence(ctx.chainId, e, ctx.validators);
+    let bad: string | null;
+    try {
+      bad = verifyEvidence(ctx.chainId, e, ctx.validators);
+    } catch {
+      bad = 'malformed'; // evidence arrives from the network as decoded JSON, shape unchecked
+    }
     if (bad !== null) return `evidence: ${bad}`;
     if (evidenceHeight(e) >= h.height || evidenceHeight(e) < h.height - ctx.evidenceMaxAge) return 'evidence height out of range';
     const key = evidenceKey(e);
