@@ -53,12 +53,12 @@ t.test('file WAL: a torn last record is cut off; corruption before the end is an
   t.same(new FileWal(path).load()?.entries, [vote], 'torn header/body dropped');
   t.equal(readFileSync(path).length, whole.length, 'and truncated on disk');
   const flipped = Buffer.from(whole);
-  flipped[flipped.length - 3] ^= 0xff;
+  flipped.writeUInt8(flipped.readUInt8(flipped.length - 3) ^ 0xff, flipped.length - 3);
   writeFileSync(path, flipped);
   t.same(new FileWal(path).load()?.entries, [], 'a bad checksum on the last record drops it');
   // Corrupt the height record, which is followed by the vote record: not a torn tail.
   const corrupt = Buffer.from(whole);
-  corrupt[10] ^= 0xff;
+  corrupt.writeUInt8(corrupt.readUInt8(10) ^ 0xff, 10);
   writeFileSync(path, corrupt);
   t.throws(() => new FileWal(path).load(), WalCorruptError);
 });
