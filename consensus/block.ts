@@ -31,9 +31,14 @@ export interface CommitSignature {
   readonly signature: string;
 }
 
-/** +2/3 of the voting power signed the block hash at this height (n = 1: the one validator). */
+/**
+ * +2/3 of the voting power signed the block hash at this height. A BFT commit carries the round
+ * of the decision and its signatures are precommits (`voteSignBytes`); a commit without a round
+ * is the single-validator engine's (`commitSignBytes`).
+ */
 export interface Commit {
   readonly height: number;
+  readonly round?: number;
   readonly blockHash: string;
   readonly signatures: readonly CommitSignature[];
 }

@@ -16,3 +16,5 @@ export * from './block-codec.ts';
 export * from './sign-guard.ts';
 export * from './wal.ts';
 export * from './replica.ts';
+export * from './wire.ts';
+export * from './bft-engine.ts';

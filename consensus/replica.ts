@@ -36,8 +36,11 @@ export interface ReplicaHost {
   requestValue(height: number, round: number): void;
   /** Execute and store a decided value, then call `Replica.startHeight(height + 1)`. */
   decided(decision: Decision): void;
-  /** The stored value and certificate of a decided height, for peers that are behind. */
-  decidedAt(height: number): { payload: Uint8Array; certificate: CommitCertificate } | undefined;
+  /**
+   * A peer is behind: send it `decided` messages for heights `from` to `to` from the block store
+   * (now or later; the store may be asynchronous).
+   */
+  serveSync(peer: string, from: number, to: number): void;
   scheduleTimeout(timeout: Timeout, durationMs: number): void;
   broadcast(msg: ConsensusMessage): void;
   send(peer: string, msg: ConsensusMessage): void;
@@ -159,12 +162,7 @@ export class Replica {
 
   private onStatus(from: string, peerHeight: number): void {
     if (!Number.isSafeInteger(peerHeight) || peerHeight < 1 || peerHeight >= this.driver.height) return;
-    const last = Math.min(this.driver.height - 1, peerHeight + this.syncBatch - 1);
-    for (let h = peerHeight; h <= last; h++) {
-      const d = this.host.decidedAt(h);
-      if (d === undefined) return;
-      this.host.send(from, { kind: 'decided', payload: d.payload, certificate: d.certificate });
-    }
+    this.host.serveSync(from, peerHeight, Math.min(this.driver.height - 1, peerHeight + this.syncBatch - 1));
   }
 
   private onDecided(from: string, msg: ConsensusMessage & { kind: 'decided' }): void {

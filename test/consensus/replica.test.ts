@@ -31,7 +31,7 @@ class Host implements ReplicaHost {
   }
   requestValue(): void {}
   decided(d: Decision): void { this.decisions.push(d); }
-  decidedAt(): undefined { return undefined; }
+  serveSync(): void {}
   scheduleTimeout(): void {}
   broadcast(msg: ConsensusMessage): void { this.sent.push(msg); }
   send(): void {}

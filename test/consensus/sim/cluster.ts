@@ -217,8 +217,12 @@ export class SimNode implements ReplicaHost {
     this.c.sched.after(0, this.guarded(() => this.replica?.startHeight(this.head.height + 1)));
   }
 
-  decidedAt(height: number): { payload: Uint8Array; certificate: CommitCertificate } | undefined {
-    return this.blocks[height - 1];
+  serveSync(peer: string, from: number, to: number): void {
+    for (let h = from; h <= to; h++) {
+      const b = this.blocks[h - 1];
+      if (b === undefined) return;
+      this.send(peer, { kind: 'decided', payload: b.payload, certificate: b.certificate });
+    }
   }
 
   scheduleTimeout(timeout: Timeout, durationMs: number): void {

@@ -1,0 +1,124 @@
+// Four BFT engines on real timers, connected by an in-memory transport that encodes every message
+// to bytes and back: blocks agree, a stopped validator does not stop the others, two stopped
+// validators halt the network, and restarted ones resume from their WAL and catch up.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import {
+  BftEngine, FileWal, MemoryGuardStore, SignGuard, ValidatorSet, decodeMessage, encodeMessage, evidenceKey, headerHash,
+  validatorKeyFromSeed, type BftApp, type Block, type Commit, type CommittedHead, type ConsensusMessage,
+  type ConsensusTransport, type GuardStore, type ValidatorKey,
+} from '../../consensus/index.ts';
+import { bytesToHex, concatBytes, hexToBytes, keccak256, utf8 } from '../../primitives/index.ts';
+import { tempDir } from '../support/node.ts';
+
+const CHAIN = 77;
+
+class Hub {
+  handlers = new Map<string, (from: string, msg: ConsensusMessage) => void>();
+  up = new Set<string>();
+  transport(id: string): ConsensusTransport {
+    return {
+      broadcast: (msg) => { for (const peer of this.handlers.keys()) if (peer !== id) this.deliver(id, peer, msg); },
+      send: (peer, msg) => this.deliver(id, peer, msg),
+      onMessage: (h) => { this.handlers.set(id, h); },
+    };
+  }
+  private deliver(from: string, to: string, msg: ConsensusMessage): void {
+    const bytes = encodeMessage(msg);
+    setImmediate(() => {
+      const h = this.handlers.get(to);
+      const decoded = decodeMessage(bytes);
+      if (decoded === null) throw new Error('a message did not survive the wire codec');
+      if (h !== undefined && this.up.has(from) && this.up.has(to)) h(from, decoded);
+    });
+  }
+}
+
+class MemoryApp implements BftApp {
+  pool: Uint8Array[] = [];
+  blocks: { block: Block; commit: Commit }[] = [];
+  last: CommittedHead = { height: 0, hash: `0x${'00'.repeat(32)}`, time: Date.now() - 1000, appHash: `0x${'11'.repeat(32)}` };
+  private committed = new Set<string>();
+  private waiters: (() => void)[] = [];
+  head(): CommittedHead { return this.last; }
+  reapTxs(): Uint8Array[] { throw new Error('the BFT engine does not reap'); }
+  pendingTxs(): number { return this.pool.length; }
+  proposalTxs(maxTxs: number): Uint8Array[] { return this.pool.slice(0, maxTxs); }
+  async commitBlock(block: Block, commit: Commit): Promise<void> {
+    const hash = headerHash(block.header);
+    this.blocks.push({ block, commit });
+    const appHash = bytesToHex(keccak256(concatBytes(hexToBytes(this.last.appHash), hexToBytes(hash))));
+    this.last = { height: block.header.height, hash, time: block.header.time, appHash };
+    const inBlock = new Set(block.txs.map((x) => Buffer.from(x).toString('hex')));
+    this.pool = this.pool.filter((x) => !inBlock.has(Buffer.from(x).toString('hex')));
+    for (const e of block.evidence ?? []) this.committed.add(evidenceKey(e));
+    this.waiters.splice(0).forEach((w) => w());
+  }
+  async storedBlock(h: number) { return this.blocks[h - 1]; }
+  evidenceCommitted(key: string): boolean { return this.committed.has(key); }
+  async untilHeight(h: number, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.last.height < h) {
+      if (Date.now() > deadline) throw new Error(`height ${h} not reached (at ${this.last.height})`);
+      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 200); });
+    }
+  }
+}
+
+interface Member { key: ValidatorKey; app: MemoryApp; guardStore: GuardStore; walPath: string; engine: BftEngine | null }
+
+t.test('four engines agree, survive one stopped validator, halt without two, resume', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const hub = new Hub();
+  const keys = [0, 1, 2, 3].map((i) => validatorKeyFromSeed(keccak256(utf8(`bft-engine-${i}`))));
+  const validators = new ValidatorSet(keys.map((k) => ({ publicKey: k.publicKey, power: 1 })));
+  const members: Member[] = keys.map((key, i) => ({ key, app: new MemoryApp(), guardStore: new MemoryGuardStore(), walPath: join(dir, `wal-${i}`), engine: null }));
+  const start = (i: number): void => {
+    const m = members[i]!;
+    const id = String(i);
+    hub.up.add(id);
+    m.engine = new BftEngine(m.app, {
+      chainId: CHAIN, validators, guard: new SignGuard(m.key, m.guardStore), wal: new FileWal(m.walPath), transport: hub.transport(id),
+      timeouts: { proposeMs: 400, proposeDeltaMs: 100, prevoteMs: 100, prevoteDeltaMs: 100, precommitMs: 100, precommitDeltaMs: 100 },
+      now: () => Date.now(), batchDelayMs: 1, emptyBlockIntervalMs: 50, maxBlockTxs: 100, maxBlockBytes: 1 << 20,
+      maxClockDriftMs: 1000, tickMs: 100, evidenceMaxAge: 100, onFatal: (e) => t.fail(String(e)),
+    });
+    m.engine.start();
+  };
+  const stop = async (i: number): Promise<void> => {
+    hub.up.delete(String(i));
+    await members[i]!.engine?.stop();
+    members[i]!.engine = null;
+  };
+  t.teardown(async () => { for (let i = 0; i < 4; i++) await stop(i); });
+  members.forEach((m, i) => m.app.pool.push(utf8(`tx-from-${i}`)));
+  for (let i = 0; i < 4; i++) start(i);
+  await Promise.all(members.map((m) => m.app.untilHeight(6)));
+
+  const hashes = (h: number) => members.filter((m) => m.app.last.height >= h).map((m) => headerHash(m.app.blocks[h - 1]!.block.header));
+  for (let h = 1; h <= 6; h++) t.equal(new Set(hashes(h)).size, 1, `one block at height ${h}`);
+  t.equal(new Set(members.map((m) => m.app.blocks[5]!.block.header.appHash)).size, 1, 'equal app hashes');
+  const txs = members[0]!.app.blocks.flatMap((b) => b.block.txs.map((x) => Buffer.from(x).toString()));
+  t.same(txs.sort(), ['tx-from-0', 'tx-from-1', 'tx-from-2', 'tx-from-3'], 'every pending transaction committed once');
+
+  await stop(3);
+  const at = Math.max(...members.slice(0, 3).map((m) => m.app.last.height));
+  await Promise.all(members.slice(0, 3).map((m) => m.app.untilHeight(at + 3)));
+  t.pass('three of four keep committing');
+
+  await stop(2);
+  await new Promise((r) => setTimeout(r, 300)); // let a height in flight finish
+  const halted = Math.max(members[0]!.app.last.height, members[1]!.app.last.height);
+  await new Promise((r) => setTimeout(r, 1000));
+  t.equal(Math.max(members[0]!.app.last.height, members[1]!.app.last.height), halted, 'two of four cannot commit');
+
+  start(2);
+  start(3);
+  await Promise.all(members.map((m) => m.app.untilHeight(halted + 3)));
+  for (let h = 1; h <= halted + 3; h++) t.equal(new Set(hashes(h)).size, 1, `one block at height ${h} after the restart`);
+  for (const m of members) {
+    for (const { block, commit } of m.app.blocks) t.equal(commit.blockHash, headerHash(block.header));
+  }
+});
