@@ -39,7 +39,10 @@ interface StoredBlock {
 }
 
 export interface ClusterOptions {
+  /** Validators. */
   readonly n: number;
+  /** Full nodes besides the validators: they follow and decide, never sign. */
+  readonly fullNodes?: number;
   readonly seed: number;
   readonly link: LinkConfig;
   readonly timeouts?: TimeoutConfig;
@@ -78,6 +81,7 @@ export class SimNode implements ReplicaHost {
     readonly id: number,
     private readonly c: Cluster,
     readonly byzantine: Byzantine | null,
+    readonly validator: boolean,
   ) {
     this.key = simKey(id);
   }
@@ -100,7 +104,7 @@ export class SimNode implements ReplicaHost {
     this.c.net.resetNode(this.id);
     this.rebuildApp();
     this.replica = new Replica(this, {
-      chainId: CHAIN_ID, guard: new SignGuard(this.key, this.guardStore), wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
+      chainId: CHAIN_ID, guard: this.validator ? new SignGuard(this.key, this.guardStore) : null, wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
     });
     this.replica.start(this.head.height + 1);
     this.scheduleTick();
@@ -294,12 +298,12 @@ export class Cluster {
     this.net = new SimNetwork(this.sched, this.rng, opts.link);
     this.tickMs = opts.tickMs ?? 200;
     this.emptyBlockMs = opts.emptyBlockMs ?? 100;
-    for (let i = 0; i < opts.n; i++) {
-      const node = new SimNode(i, this, opts.byzantine?.get(i) ?? null);
+    for (let i = 0; i < opts.n + (opts.fullNodes ?? 0); i++) {
+      const node = new SimNode(i, this, opts.byzantine?.get(i) ?? null, i < opts.n);
       this.nodes.push(node);
       this.net.attach(node);
     }
-    this.validators = new ValidatorSet(this.nodes.map((n) => ({ publicKey: n.key.publicKey, power: 1 })));
+    this.validators = new ValidatorSet(this.nodes.filter((n) => n.validator).map((n) => ({ publicKey: n.key.publicKey, power: 1 })));
   }
 
   get now(): number {

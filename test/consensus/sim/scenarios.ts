@@ -287,6 +287,22 @@ const wipedCatchUp: Scenario = {
   },
 };
 
+/** Full nodes follow the validators (live consensus messages and block sync) without signing. */
+const fullNodes: Scenario = {
+  name: 'full-nodes-follow',
+  run(seed, trace) {
+    const c = cluster(seed, trace, { fullNodes: 2, lossy: true });
+    c.start();
+    progress(c, 6, 60_000, 'validators and full nodes did not progress');
+    const full = c.nodes[4]!;
+    full.crash();
+    progress(c, c.maxDecided() + 3, 60_000, 'no progress without the full node');
+    full.restart();
+    progress(c, c.maxDecided() + 2, 60_000, 'the full node did not catch up');
+    return result(c);
+  },
+};
+
 const solo: Scenario = {
   name: 'n1-solo',
   run(seed, trace) {
@@ -341,5 +357,5 @@ export const SCENARIOS: readonly Scenario[] = [
   happy, lossy, oneCrashed, split22, split31,
   byzantineScenario('equivocating-proposer', 'equivocateProposals'),
   byzantineScenario('double-voting-validator', 'doubleVote'),
-  hiddenLock, lockedDecision, crashBeforeFlush, crashMidRound, crashDuringCommit, wipedCatchUp, solo, chaos,
+  hiddenLock, lockedDecision, crashBeforeFlush, crashMidRound, crashDuringCommit, wipedCatchUp, fullNodes, solo, chaos,
 ];
