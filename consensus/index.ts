@@ -18,3 +18,4 @@ export * from './wal.ts';
 export * from './replica.ts';
 export * from './wire.ts';
 export * from './bft-engine.ts';
+export { Libp2pTransport, peerIdOfSeed, FrameDecoder, frame, type P2pOptions } from './p2p.ts';
