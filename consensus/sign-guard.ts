@@ -2,6 +2,8 @@
 // bytes of the last message this key signed, saved durably before the signature leaves. A
 // request below that position, or at it with other bytes, is refused; the same request gets the
 // same signature back (a restarted node re-deriving its last message).
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { bytesToHex } from '../primitives/index.ts';
 import type { ValidatorKey } from './validator-key.ts';
 
@@ -29,6 +31,49 @@ export class MemoryGuardStore implements GuardStore {
   }
   save(last: LastSigned): void {
     this.last = last;
+  }
+}
+
+/**
+ * The last signed position in a JSON file, replaced atomically: written to a temporary file,
+ * fsync'd, renamed over the old one, and the directory fsync'd. A missing file is a key that has
+ * signed nothing; an unreadable one refuses to start (signing blind could double-sign).
+ */
+export class FileGuardStore implements GuardStore {
+  constructor(private readonly path: string) {}
+
+  load(): LastSigned | null {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const x = JSON.parse(text) as LastSigned;
+    if (!Number.isSafeInteger(x.height) || !Number.isSafeInteger(x.round) || ![1, 2, 3].includes(x.step)
+      || typeof x.signBytes !== 'string' || typeof x.signature !== 'string') {
+      throw new Error(`${this.path} is not a signing state file`);
+    }
+    return x;
+  }
+
+  save(last: LastSigned): void {
+    const tmp = `${this.path}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(last)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.path);
+    const dir = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import {
-  FileWal, MemoryGuardStore, SIGN_STEP, SignGuard, WalCorruptError, validatorKeyFromSeed, verifyValidatorSignature,
+  FileGuardStore, FileWal, MemoryGuardStore, SIGN_STEP, SignGuard, WalCorruptError, validatorKeyFromSeed, verifyValidatorSignature,
   type WalEntry,
 } from '../../consensus/index.ts';
 import { tempDir } from '../support/node.ts';
@@ -79,4 +79,18 @@ t.test('double-sign guard: forward only; the same request gets the same signatur
   t.equal(restarted.sign(5, 0, SIGN_STEP.precommit, a), null, 'after a restart the saved position holds');
   t.equal(restarted.sign(4, 9, SIGN_STEP.precommit, a), null, 'a lower height refused');
   t.ok(restarted.sign(5, 1, SIGN_STEP.prevote, a) !== null, 'the next round signs');
+});
+
+t.test('the guard state file survives a restart and refuses to be guessed', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(9));
+  const path = join(dir, 'sign_state.json');
+  t.equal(new FileGuardStore(path).load(), null, 'no file: nothing signed yet');
+  const sig = new SignGuard(key, new FileGuardStore(path)).sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(5));
+  const again = new SignGuard(key, new FileGuardStore(path));
+  t.equal(again.sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(5)), sig);
+  t.equal(again.sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(6)), null);
+  writeFileSync(path, '{"height": "x"}');
+  t.throws(() => new FileGuardStore(path).load(), /not a signing state file/);
 });
