@@ -14,6 +14,8 @@ export interface PendingTx {
 export class Mempool {
   private queue: PendingTx[] = [];
   private head = 0;
+  /** Pending transactions; the queue may also hold tombstones of ones committed out of order. */
+  private live = 0;
   private readonly byHash = new Map<string, PendingTx>();
   private readonly nonces = new Set<string>();
   /** Resolved with the result once the block is durable, or null if the node halted first. */
@@ -22,7 +24,7 @@ export class Mempool {
   constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.queue.length - this.head;
+    return this.live;
   }
 
   full(): boolean {
@@ -42,6 +44,7 @@ export class Mempool {
       this.byHash.set(p.hash, p);
       if (p.nonce !== null) this.nonces.add(`${p.signer}:${p.nonce}`);
       this.queue.push(p);
+      this.live += 1;
     });
   }
 
@@ -60,11 +63,53 @@ export class Mempool {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+    this.live -= out.length;
     for (const p of out) {
       this.byHash.delete(p.hash);
       if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
     }
     return out;
+  }
+
+  /**
+   * Pending transactions in admission order, left in the pool (a BFT proposal may lose): at most
+   * `maxTxs`, and `maxBytes` unless the first alone exceeds it. They leave with `commit`.
+   */
+  peek(maxTxs: number, maxBytes: number): PendingTx[] {
+    const out: PendingTx[] = [];
+    let bytes = 0;
+    for (let i = this.head; i < this.queue.length && out.length < maxTxs; i++) {
+      const p = this.queue[i] as PendingTx;
+      if (this.byHash.get(p.hash) !== p) continue; // committed already: a tombstone
+      if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
+      bytes += p.bytes.length;
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** The pending transaction with this hash, if any. */
+  pending(hash: string): PendingTx | undefined {
+    return this.byHash.get(hash);
+  }
+
+  /**
+   * A block carrying `hash` committed (BFT: it may have been proposed elsewhere): the transaction
+   * leaves the pool, if it was here, and its waiters get the result.
+   */
+  commit(hash: string, result: TxResult): void {
+    const p = this.byHash.get(hash);
+    if (p !== undefined) {
+      this.byHash.delete(hash);
+      if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
+      this.live -= 1;
+      while (this.head < this.queue.length && this.byHash.get((this.queue[this.head] as PendingTx).hash) !== this.queue[this.head]) this.head += 1;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+    }
+    this.settle(hash, result);
   }
 
   /** The node halted: nothing more will commit. Every waiting request is answered with null. */
@@ -75,6 +120,7 @@ export class Mempool {
     this.nonces.clear();
     this.queue = [];
     this.head = 0;
+    this.live = 0;
   }
 
   /** Answers everyone waiting on `hash` (after its block is durable). */
