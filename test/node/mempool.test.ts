@@ -1,6 +1,6 @@
 // The mempool's BFT side: proposals peek without removing; committed transactions leave, in any order.
 import t from 'tap';
-import { Mempool } from '../../node/mempool.ts';
+import { Mempool } from '../../node/index.ts';
 import type { TxResult } from '../../exchange/index.ts';
 
 const ok = { status: 'ok' } as unknown as TxResult;
