@@ -23,8 +23,9 @@ export interface TimeoutConfig {
   readonly precommitDeltaMs: number;
 }
 
+/** CometBFT's defaults for propose; timeoutPropose(0) must exceed the empty-block cadence (1 s). */
 export const DEFAULT_TIMEOUTS: TimeoutConfig = {
-  proposeMs: 1000, proposeDeltaMs: 500, prevoteMs: 500, prevoteDeltaMs: 500, precommitMs: 500, precommitDeltaMs: 500,
+  proposeMs: 3000, proposeDeltaMs: 500, prevoteMs: 500, prevoteDeltaMs: 500, precommitMs: 500, precommitDeltaMs: 500,
 };
 
 export function timeoutDuration(cfg: TimeoutConfig, step: TimeoutStep, round: number): number {

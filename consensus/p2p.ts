@@ -1,5 +1,6 @@
-// Consensus messages over js-libp2p (TCP, noise, yamux): every node keeps one stream per peer on
-// the protocol /svc/<chainId>/consensus/1 and writes length-prefixed messages on it. Validators
+// Consensus messages and transactions over js-libp2p (TCP, noise, yamux): every node keeps one
+// stream per peer on the protocol /svc/<chainId>/consensus/1 and writes length-prefixed frames on
+// it, each starting with its channel (0 consensus, 1 transaction). Validators
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
 // joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
 // recovered by the replica's rebroadcast and block sync, so sending never waits.
@@ -56,6 +57,14 @@ export class FrameDecoder {
   }
 }
 
+/** First byte of a frame: which channel it belongs to. */
+const CONSENSUS = 0;
+const TX = 1;
+
+function channel(id: number, bytes: Uint8Array): Uint8Array {
+  return Buffer.concat([Uint8Array.of(id), bytes]);
+}
+
 export function frame(bytes: Uint8Array): Uint8Array {
   const head = Buffer.alloc(4);
   head.writeUInt32BE(bytes.length, 0);
@@ -71,6 +80,7 @@ export async function peerIdOfSeed(seed: Uint8Array): Promise<string> {
 
 export class Libp2pTransport implements ConsensusTransport {
   private handler: ((from: string, msg: ConsensusMessage) => void) | null = null;
+  private txHandler: ((from: string, tx: Uint8Array) => void) | null = null;
   /** Open streams per peer (each side may have dialed); writes go to the newest. */
   private readonly streams = new Map<string, Stream[]>();
   private readonly dialing = new Set<string>();
@@ -128,14 +138,27 @@ export class Libp2pTransport implements ConsensusTransport {
     this.handler = handler;
   }
 
+  /** Installs the handler for transactions gossiped by peers. */
+  onTx(handler: (from: string, tx: Uint8Array) => void): void {
+    this.txHandler = handler;
+  }
+
   broadcast(msg: ConsensusMessage): void {
-    const bytes = frame(encodeMessage(msg));
-    for (const [peer, list] of this.streams) this.write(peer, list[list.length - 1] as Stream, bytes);
+    this.broadcastFrame(frame(channel(CONSENSUS, encodeMessage(msg))));
+  }
+
+  /** Gossips a transaction admitted here to every peer (validators connect to all validators). */
+  broadcastTx(tx: Uint8Array): void {
+    this.broadcastFrame(frame(channel(TX, tx)));
   }
 
   send(peer: string, msg: ConsensusMessage): void {
     const list = this.streams.get(peer);
-    if (list !== undefined) this.write(peer, list[list.length - 1] as Stream, frame(encodeMessage(msg)));
+    if (list !== undefined) this.write(peer, list[list.length - 1] as Stream, frame(channel(CONSENSUS, encodeMessage(msg))));
+  }
+
+  private broadcastFrame(bytes: Uint8Array): void {
+    for (const [peer, list] of this.streams) this.write(peer, list[list.length - 1] as Stream, bytes);
   }
 
   async stop(): Promise<void> {
@@ -183,7 +206,11 @@ export class Libp2pTransport implements ConsensusTransport {
     stream.addEventListener('message', (e) => {
       try {
         for (const bytes of decoder.push(e.data.subarray())) {
-          const msg = decodeMessage(bytes);
+          if (bytes[0] === TX) {
+            this.txHandler?.(peer, bytes.subarray(1));
+            continue;
+          }
+          const msg = bytes[0] === CONSENSUS ? decodeMessage(bytes.subarray(1)) : null;
           if (msg !== null) this.handler?.(peer, msg);
         }
       } catch (err) {

@@ -3,8 +3,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import {
-  SoloEngine, generateValidatorKey, txHash, validatorKeyFromPem, type ConsensusEngine, type ValidatorKey,
+  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, ValidatorSet, generateValidatorKey,
+  txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
   Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
@@ -18,7 +20,8 @@ import { Mempool } from './mempool.ts';
 import { CANDLE_INTERVALS, CandleBook } from './candles.ts';
 import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signer-pool.ts';
 import { DevnetPriceFeeder } from './price-feeder.ts';
-import { encodeOracleTx } from './system-tx.ts';
+import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
+import { decodeRequest } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 
@@ -51,6 +54,10 @@ export interface NodeConfig {
   readonly log: (line: string) => void;
   /** Wall clock (ms); block times and nonce admission use it. */
   readonly now: () => number;
+  /** Multi-validator networks: where libp2p listens and the peers it dials; null on a devnet. */
+  readonly p2p: { readonly listen: string; readonly peers: readonly string[] } | null;
+  /** BFT round timeouts. */
+  readonly timeouts: TimeoutConfig;
 }
 
 export const DEFAULT_NODE_CONFIG = {
@@ -71,6 +78,8 @@ export const DEFAULT_NODE_CONFIG = {
   fresh: false,
   log: (line: string) => console.log(line),
   now: () => Date.now(),
+  p2p: null as NodeConfig['p2p'],
+  timeouts: DEFAULT_TIMEOUTS,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -86,6 +95,19 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
     const key = generateValidatorKey();
     await writeFile(path, key.exportPem(), { mode: 0o600 });
     return key;
+  }
+}
+
+/** The node's network identity (libp2p), separate from its validator key: a 32-byte ed25519 seed. */
+async function loadOrCreateNodeKey(dataDir: string): Promise<Uint8Array> {
+  const path = join(dataDir, 'node_key.hex');
+  try {
+    return Uint8Array.from(Buffer.from((await readFile(path, 'utf8')).trim(), 'hex'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const seed = randomBytes(32);
+    await writeFile(path, `${seed.toString('hex')}\n`, { mode: 0o600 });
+    return seed;
   }
 }
 
@@ -156,7 +178,14 @@ export class SvcNode {
     private readonly recovery: SignerRecovery,
     private readonly ws: WsServer | null,
     readonly wsPort: number | null,
+    private readonly transport: Libp2pTransport | null,
   ) {}
+
+  /** libp2p addresses with this node's peer id (BFT nodes), for other nodes' peer lists. */
+  get p2pAddresses(): string[] {
+    const t = this.transport;
+    return t === null ? [] : t.addresses.map((a) => (a.includes('/p2p/') ? a : `${a}/p2p/${t.peerId}`));
+  }
 
   get wsUrl(): string | null {
     return this.wsPort === null ? null : `ws://${this.config.host}:${this.wsPort}/ws`;
@@ -176,8 +205,9 @@ export class SvcNode {
     await mkdir(config.dataDir, { recursive: true });
     const key = await loadOrCreateKey(config.dataDir);
     const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey });
-    if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
-      throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
+    const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
+    if (!solo && config.p2p === null) {
+      throw new NodeStartError('this genesis names other validators: give the node p2p settings (listen address and peers)');
     }
     const store = await openStore(config.dataDir);
     try {
@@ -194,8 +224,19 @@ export class SvcNode {
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
-    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles);
+    const auth: AuthConfig = {
+      domain: exchangeDomain(genesis.file.chainId),
+      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
+      literalNonceBinding: genesis.file.auth.literalNonceBinding,
+    };
+    const recovery = await startRecovery(auth, config);
+    // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.
+    const p2p = config.p2p;
+    const chain = new Chain(store, exchange, from, mempool, bus, {
+      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, ...(p2p !== null ? { bft: { auth, recovery } } : {}),
+    }, candles);
     if (to !== undefined && to.height > from.height) await chain.replay(to);
+    await chain.loadEvidenceIndex();
     for (const m of exchange.state.markets) {
       for (const interval of Object.keys(CANDLE_INTERVALS)) {
         const last = await store.lastCandle(m.name, interval);
@@ -203,26 +244,70 @@ export class SvcNode {
       }
     }
     let fatal: unknown = null;
-    const engine = new SoloEngine(chain, {
-      chainId: genesis.file.chainId,
-      key,
-      now: config.now,
-      batchDelayMs: config.batchDelayMs,
-      emptyBlockIntervalMs: config.emptyBlockIntervalMs,
-      maxBlockTxs: config.maxBlockTxs,
-      maxBlockBytes: config.maxBlockBytes,
-      onFatal: (err) => {
-        fatal = err;
-        mempool.failAll();
-        config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    const onFatal = (err: unknown): void => {
+      fatal = err;
+      mempool.failAll();
+      config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    };
+    let transport: Libp2pTransport | null = null;
+    let engine: ConsensusEngine;
+    if (p2p !== null) {
+      transport = await Libp2pTransport.start({
+        chainId: genesis.file.chainId, nodeKeySeed: await loadOrCreateNodeKey(config.dataDir), listen: p2p.listen, peers: p2p.peers, log: config.log,
+      });
+      const listed = genesis.file.validators.length > 0 ? genesis.file.validators : [{ pubKey: key.publicKey, power: 1 }];
+      const validators = new ValidatorSet(listed.map((v) => ({ publicKey: v.pubKey.toLowerCase(), power: v.power })));
+      engine = new BftEngine(chain, {
+        chainId: genesis.file.chainId,
+        validators,
+        guard: validators.has(key.publicKey) ? new SignGuard(key, new FileGuardStore(join(config.dataDir, 'sign_state.json'))) : null,
+        wal: new FileWal(join(config.dataDir, 'consensus.wal')),
+        transport,
+        timeouts: config.timeouts,
+        now: config.now,
+        batchDelayMs: config.batchDelayMs,
+        emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+        maxBlockTxs: config.maxBlockTxs,
+        maxBlockBytes: config.maxBlockBytes,
+        maxClockDriftMs: 1000,
+        tickMs: 500,
+        evidenceMaxAge: 10_000,
+        onFatal,
+        log: config.log,
+      });
+    } else {
+      engine = new SoloEngine(chain, {
+        chainId: genesis.file.chainId,
+        key,
+        now: config.now,
+        batchDelayMs: config.batchDelayMs,
+        emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+        maxBlockTxs: config.maxBlockTxs,
+        maxBlockBytes: config.maxBlockBytes,
+        onFatal,
+      });
+    }
+    const admission = (gossip: boolean) => ({
+      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs,
+      onAdmitted: (tx: Uint8Array) => {
+        engine.notifyTxs();
+        if (gossip) transport?.broadcastTx(tx);
       },
     });
-    const auth: AuthConfig = {
-      domain: exchangeDomain(genesis.file.chainId),
-      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
-      literalNonceBinding: genesis.file.auth.literalNonceBinding,
-    };
-    const recovery = await startRecovery(auth, config);
+    // Transactions gossiped by peers go through the same admission; they are not gossiped again
+    // (validators and full nodes dial every validator).
+    transport?.onTx((_from, bytes) => {
+      if (fatal !== null) return;
+      const system = decodeSystemTx(bytes);
+      if (system !== null) {
+        if (!verifySystemTx(genesis.file.chainId, system)) return;
+        void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
+        engine.notifyTxs();
+        return;
+      }
+      const req = decodeRequest(bytes);
+      if (req !== null) void admit(admission(false), req);
+    });
     const api = makeNodeApi({
       candles,
       exchange,
@@ -232,7 +317,7 @@ export class SvcNode {
       submit: (req) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
-          : admit({ auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
+          : admit(admission(true), req),
     });
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
     const restPort = await rest.listen();
@@ -257,8 +342,9 @@ export class SvcNode {
       const bytes = encodeOracleTx(genesis.file.chainId, key, config.now(), prices);
       void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
       engine.notifyTxs();
+      transport?.broadcastTx(bytes);
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, transport);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -268,6 +354,7 @@ export class SvcNode {
       this.ws?.close();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.engine.stop();
+      await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       await this.store.close();

@@ -1,7 +1,7 @@
 // The node's level database: blocks with their commits, the committed head, state snapshots and
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
-import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
+import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
@@ -22,6 +22,8 @@ export interface StoredBlock {
   /** Recovered signer of each transaction (a local verification cache). */
   readonly signers: string[];
   readonly commit: Commit;
+  /** Equivocation evidence the block commits (BFT); absent when none. */
+  readonly evidence?: Evidence[];
 }
 
 export interface StoredSnapshot {
@@ -63,6 +65,7 @@ export class ChainStore {
   private readonly rates;
   private readonly liquidations;
   private readonly candles;
+  private readonly evidence;
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -74,6 +77,12 @@ export class ChainStore {
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
     this.candles = this.db.sublevel<string, StoredCandle>('candle', { valueEncoding: 'json' });
+    this.evidence = this.db.sublevel<string, number>('evid', { valueEncoding: 'json' });
+  }
+
+  /** Keys (`evidenceKey`) of all committed evidence; few, so held in memory by the chain. */
+  async evidenceKeys(): Promise<string[]> {
+    return this.evidence.keys().all();
   }
 
   open(): Promise<void> {
@@ -114,6 +123,7 @@ export class ChainStore {
       txs: w.block.txs.map((tx) => Buffer.from(tx).toString('base64')),
       signers: [...w.signers],
       commit: w.commit,
+      ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
     const batch = this.db.batch();
     batch.put(key(w.block.header.height), stored, { sublevel: this.blocks });
@@ -124,6 +134,7 @@ export class ChainStore {
     for (const r of w.fundingRates) batch.put(`${r.coin}!${key(r.time)}`, r, { sublevel: this.rates });
     w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
     for (const c of w.candles) batch.put(`${c.coin}!${c.interval}!${key(c.t)}`, c, { sublevel: this.candles });
+    for (const e of w.block.evidence ?? []) batch.put(evidenceKey(e), w.block.header.height, { sublevel: this.evidence });
     if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
     await batch.write({ sync: w.sync } as never);
   }
