@@ -3,3 +3,4 @@ export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig } from '.
 export type { CommittedBlockEvent } from './event-bus.ts';
 export { WorkerPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
+export { ChainStore as ChainStoreForTests } from './storage.ts';
