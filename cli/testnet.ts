@@ -159,6 +159,24 @@ export async function runKeys(argv: string[], out: (line: string) => void): Prom
   if (config.p2pListen !== undefined) out(`p2p address    ${config.p2pListen}/p2p/${keys.peerId}`);
 }
 
+/** A progress bar on a terminal while the node catches up; a line now and then otherwise. */
+function syncProgress(out: (line: string) => void): (height: number, target: number) => void {
+  const tty = process.stdout.isTTY === true;
+  let lastLine = 0;
+  return (height, target) => {
+    const done = height >= target;
+    const width = 30;
+    const filled = target === 0 ? width : Math.round((width * Math.min(height, target)) / target);
+    const text = `block sync ${'#'.repeat(filled)}${'.'.repeat(width - filled)} ${height}/${target}`;
+    if (tty) {
+      process.stdout.write(`\r${text}${done ? ' caught up\n' : ''}`);
+    } else if (done || Date.now() - lastLine > 5000) {
+      lastLine = Date.now();
+      out(done ? `block sync: caught up at ${height}` : text);
+    }
+  };
+}
+
 export async function runStart(argv: string[], out: (line: string) => void): Promise<SvcNode | null> {
   const v = parse(argv, { home: { type: 'string' } });
   if (v.help === true) return out(START_USAGE), null;
@@ -177,6 +195,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     oracleIntervalMs: config.oracleIntervalMs,
     p2p: { listen: config.p2pListen, peers: config.peers },
     ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+    onSyncProgress: syncProgress(out),
     log: out,
   });
   const validator = genesis.validators.some((x) => x.pubKey.toLowerCase() === node.validatorKey.publicKey);

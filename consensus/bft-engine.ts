@@ -56,7 +56,12 @@ export interface BftOptions {
   readonly evidenceMaxAge: number;
   readonly onFatal: (err: unknown) => void;
   readonly log?: (line: string) => void;
+  /** Called on each tick while peers are more than a few heights ahead (block sync): our head and theirs. */
+  readonly onSyncProgress?: (height: number, target: number) => void;
 }
+
+/** Peers this many heights ahead count as "catching up" for progress reports. */
+const SYNC_REPORT_GAP = 3;
 
 const EVIDENCE_POOL_LIMIT = 100;
 const EVIDENCE_PER_BLOCK = 8;
@@ -73,6 +78,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   readonly replica: Replica;
   private readonly timers = new Set<NodeJS.Timeout>();
   private running = false;
+  private syncing = false;
   private committing: Promise<void> | null = null;
   /** A proposal the driver asked for and we have not built yet. */
   private wanted: { height: number; round: number; timer: NodeJS.Timeout | null } | null = null;
@@ -91,7 +97,10 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   start(): void {
     this.running = true;
     this.guardFatal(() => this.replica.start(this.app.head().height + 1));
-    this.every(this.opts.tickMs, () => this.replica.tick());
+    this.every(this.opts.tickMs, () => {
+      this.replica.tick();
+      this.reportSync();
+    });
   }
 
   notifyTxs(): void {
@@ -105,6 +114,19 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.committing;
+  }
+
+  /** Reports block sync progress while peers are ahead, and once more when caught up. */
+  private reportSync(): void {
+    const target = this.replica.bestPeerHeight() - 1; // a peer at height h has decided h - 1
+    const head = this.app.head().height;
+    if (target - head > SYNC_REPORT_GAP || (this.syncing && target > head)) {
+      this.syncing = true;
+      this.opts.onSyncProgress?.(head, target);
+    } else if (this.syncing) {
+      this.syncing = false;
+      this.opts.onSyncProgress?.(head, head);
+    }
   }
 
   private guardFatal(fn: () => void): void {
@@ -196,7 +218,9 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     this.committing = this.app.commitBlock(block, commitFromCertificate(d.certificate)).then(
       () => {
         for (const e of block.evidence ?? []) this.evidencePool.delete(evidenceKey(e));
-        if (this.running) this.guardFatal(() => this.replica.startHeight(d.height + 1));
+        if (!this.running) return;
+        this.guardFatal(() => this.replica.startHeight(d.height + 1));
+        this.reportSync();
       },
       (err: unknown) => {
         this.running = false;

@@ -71,6 +71,8 @@ export class Replica {
   /** Own signed messages of this height, rebroadcast on tick. */
   private own: ConsensusMessage[] = [];
   private future: { height: number; from: string; msg: ConsensusMessage }[] = [];
+  /** The height each peer last announced (bounded by the number of peers that talk to us). */
+  private readonly peerHeights = new Map<string, number>();
   private readonly syncBatch: number;
   private readonly futureLimit: number;
   private readonly futureHeights: number;
@@ -160,8 +162,17 @@ export class Replica {
     this.host.broadcast({ kind: 'status', height: this.driver.height });
   }
 
+  /** The highest height a peer has announced (0 before any): how far block sync has to go. */
+  bestPeerHeight(): number {
+    let best = 0;
+    for (const h of this.peerHeights.values()) best = Math.max(best, h);
+    return best;
+  }
+
   private onStatus(from: string, peerHeight: number): void {
-    if (!Number.isSafeInteger(peerHeight) || peerHeight < 1 || peerHeight >= this.driver.height) return;
+    if (!Number.isSafeInteger(peerHeight) || peerHeight < 1) return;
+    this.peerHeights.set(from, peerHeight);
+    if (peerHeight >= this.driver.height) return;
     this.host.serveSync(from, peerHeight, Math.min(this.driver.height - 1, peerHeight + this.syncBatch - 1));
   }
 

@@ -58,6 +58,8 @@ export interface NodeConfig {
   readonly p2p: { readonly listen: string; readonly peers: readonly string[] } | null;
   /** BFT round timeouts. */
   readonly timeouts: TimeoutConfig;
+  /** Block sync progress (BFT): our head and the peers'; equal when caught up. */
+  readonly onSyncProgress?: (height: number, target: number) => void;
 }
 
 export const DEFAULT_NODE_CONFIG = {
@@ -274,6 +276,7 @@ export class SvcNode {
         evidenceMaxAge: 10_000,
         onFatal,
         log: config.log,
+        ...(config.onSyncProgress !== undefined ? { onSyncProgress: config.onSyncProgress } : {}),
       });
     } else {
       engine = new SoloEngine(chain, {

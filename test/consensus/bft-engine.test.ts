@@ -44,7 +44,7 @@ t.test('four engines agree, survive one stopped validator, halt without two, res
   const keys = [0, 1, 2, 3].map((i) => validatorKeyFromSeed(keccak256(utf8(`bft-engine-${i}`))));
   const validators = new ValidatorSet(keys.map((k) => ({ publicKey: k.publicKey, power: 1 })));
   const members: Member[] = keys.map((key, i) => ({ key, app: new MemoryApp(), guardStore: new MemoryGuardStore(), walPath: join(dir, `wal-${i}`), engine: null }));
-  const start = (i: number): void => {
+  const start = (i: number, onSyncProgress?: (h: number, target: number) => void): void => {
     const m = members[i]!;
     const id = String(i);
     hub.up.add(id);
@@ -53,6 +53,7 @@ t.test('four engines agree, survive one stopped validator, halt without two, res
       timeouts: { proposeMs: 400, proposeDeltaMs: 100, prevoteMs: 100, prevoteDeltaMs: 100, precommitMs: 100, precommitDeltaMs: 100 },
       now: () => Date.now(), batchDelayMs: 1, emptyBlockIntervalMs: 50, maxBlockTxs: 100, maxBlockBytes: 1 << 20,
       maxClockDriftMs: 1000, tickMs: 100, evidenceMaxAge: 100, onFatal: (e) => t.fail(String(e)),
+      ...(onSyncProgress !== undefined ? { onSyncProgress } : {}),
     });
     m.engine.start();
   };
@@ -90,4 +91,16 @@ t.test('four engines agree, survive one stopped validator, halt without two, res
   for (const m of members) {
     for (const { block, commit } of m.app.blocks) t.equal(commit.blockHash, headerHash(block.header));
   }
+
+  // A validator far behind reports block sync progress until it has caught up.
+  await stop(3);
+  const ahead = Math.max(...members.map((m) => m.app.last.height)) + 8;
+  await Promise.all(members.slice(0, 3).map((m) => m.app.untilHeight(ahead)));
+  const progress: [number, number][] = [];
+  start(3, (h, target) => progress.push([h, target]));
+  await members[3]!.app.untilHeight(ahead);
+  await new Promise((r) => setTimeout(r, 300)); // a few ticks after catching up
+  t.ok(progress.some(([h, target]) => target - h > 3), `reported being behind: ${JSON.stringify(progress.slice(0, 3))}`);
+  const last = progress[progress.length - 1];
+  t.ok(last !== undefined && last[0] === last[1], 'and then caught up');
 });

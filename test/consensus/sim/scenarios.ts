@@ -320,7 +320,8 @@ const chaos: Scenario = {
   run(seed, trace) {
     const pr = new Prng(seed ^ 0xc4a05);
     const skew = [0, 1, 2, 3].map(() => pr.int(-200, 200));
-    const c = cluster(seed, trace, { lossy: pr.chance(0.5), skew });
+    // Slow empty blocks: the run spans seconds of faults, and heights are what cost time.
+    const c = cluster(seed, trace, { lossy: pr.chance(0.5), skew, emptyBlockMs: 250 });
     c.start();
     const events = pr.int(1, 4);
     let t = 0;
