@@ -1,5 +1,6 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
+import { benchConsensus } from './consensus.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -9,6 +10,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
   signatures: benchSignatures,
+  consensus: benchConsensus,
 };
 
 const only = process.argv[2];

@@ -81,7 +81,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   private syncing = false;
   private committing: Promise<void> | null = null;
   /** A proposal the driver asked for and we have not built yet. */
-  private wanted: { height: number; round: number; timer: NodeJS.Timeout | null } | null = null;
+  private wanted: { height: number; round: number; timer: NodeJS.Timeout | null; dueAt: number } | null = null;
   private readonly evidencePool = new Map<string, Evidence>();
 
   constructor(
@@ -176,7 +176,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   /** Round 0 waits for transactions (or the empty-block cadence); later rounds propose at once. */
   requestValue(height: number, round: number): void {
     if (this.wanted?.timer) this.clear(this.wanted.timer);
-    this.wanted = { height, round, timer: null };
+    this.wanted = { height, round, timer: null, dueAt: Infinity };
     if (round > 0) return this.proposeIn(height, round, 0);
     this.proposeIn(height, round, this.app.pendingTxs() > 0 ? this.opts.batchDelayMs : this.opts.emptyBlockIntervalMs);
   }
@@ -186,10 +186,16 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     this.timers.delete(t);
   }
 
+  /** Arms the proposal timer to fire in `ms`, unless it is due sooner already (arrivals must not push it back). */
   private proposeIn(height: number, round: number, ms: number): void {
     const w = this.wanted;
     if (w === null || w.height !== height || w.round !== round) return;
-    if (w.timer !== null) this.clear(w.timer);
+    const dueAt = performance.now() + ms;
+    if (w.timer !== null) {
+      if (w.dueAt <= dueAt) return;
+      this.clear(w.timer);
+    }
+    w.dueAt = dueAt;
     w.timer = this.after(ms, () => {
       if (this.wanted !== w) return;
       this.wanted = null;
