@@ -1,5 +1,6 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
+import { benchConsensus } from './consensus.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -11,6 +12,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'rest-orders': benchRestOrders,
   signatures: benchSignatures,
   'ws-fanout': benchWsFanout,
+  consensus: benchConsensus,
 };
 
 const only = process.argv[2];

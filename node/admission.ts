@@ -18,8 +18,8 @@ export interface AdmissionDeps {
   readonly mempool: Mempool;
   readonly now: () => number;
   readonly nonceWindowMs: number;
-  /** Told after each admission so the engine can propose. */
-  readonly onAdmitted: () => void;
+  /** Told after each admission (with the transaction's bytes) so the engine can propose and peers hear of it. */
+  readonly onAdmitted: (tx: Uint8Array) => void;
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
@@ -53,7 +53,7 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
   const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce });
-  d.onAdmitted();
+  d.onAdmitted(bytes);
   const result = await pending;
   return result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result };
 }

@@ -1,7 +1,7 @@
 // The node's level database: blocks with their commits, the committed head, state snapshots and
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
-import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
+import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
@@ -23,6 +23,8 @@ export interface StoredBlock {
   /** Recovered signer of each transaction (a local verification cache). */
   readonly signers: string[];
   readonly commit: Commit;
+  /** Equivocation evidence the block commits (BFT); absent when none. */
+  readonly evidence?: Evidence[];
 }
 
 export interface StoredSnapshot {
@@ -66,6 +68,7 @@ export class ChainStore {
   private readonly liquidations;
   private readonly candles;
   private readonly portfolio;
+  private readonly evidence;
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -78,6 +81,12 @@ export class ChainStore {
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
     this.candles = this.db.sublevel<string, StoredCandle>('candle', { valueEncoding: 'json' });
     this.portfolio = this.db.sublevel<string, PortfolioSample>('pf', { valueEncoding: 'json' });
+    this.evidence = this.db.sublevel<string, number>('evid', { valueEncoding: 'json' });
+  }
+
+  /** Keys (`evidenceKey`) of all committed evidence; few, so held in memory by the chain. */
+  async evidenceKeys(): Promise<string[]> {
+    return this.evidence.keys().all();
   }
 
   open(): Promise<void> {
@@ -118,6 +127,7 @@ export class ChainStore {
       txs: w.block.txs.map((tx) => Buffer.from(tx).toString('base64')),
       signers: [...w.signers],
       commit: w.commit,
+      ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
     const batch = this.db.batch();
     batch.put(key(w.block.header.height), stored, { sublevel: this.blocks });
@@ -129,6 +139,7 @@ export class ChainStore {
     w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
     for (const c of w.candles) batch.put(`${c.coin}!${c.interval}!${key(c.t)}`, c, { sublevel: this.candles });
     for (const p of w.portfolio) batch.put(`${p.user}!${key(p.sample[0])}`, p.sample, { sublevel: this.portfolio });
+    for (const e of w.block.evidence ?? []) batch.put(evidenceKey(e), w.block.header.height, { sublevel: this.evidence });
     if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
     await batch.write({ sync: w.sync } as never);
   }
