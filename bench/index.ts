@@ -1,15 +1,19 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
+import { benchConsensus } from './consensus.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
+import { benchWsFanout } from './ws-fanout.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,
   clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
   signatures: benchSignatures,
+  'ws-fanout': benchWsFanout,
+  consensus: benchConsensus,
   'evm-transfers': benchEvmTransfers,
 };
 

@@ -54,9 +54,11 @@ export async function benchSignatures(): Promise<void> {
   await Promise.all(reqs.slice(0, 2000).map((r) => pool.recover(r, 'action'))); // warm
   const lag = monitorEventLoopDelay({ resolution: 1 });
   lag.enable();
+  const elu0 = performance.eventLoopUtilization();
   t0 = performance.now();
   const addresses = await Promise.all(reqs.map((r) => pool.recover(r, 'action')));
   const pooled = reqs.length / ((performance.now() - t0) / 1000);
+  const mainBusy = performance.eventLoopUtilization(elu0).utilization;
   lag.disable();
   await pool.close();
   if (addresses.some((a) => a === null)) throw new Error('a signature did not recover');
@@ -65,5 +67,6 @@ export async function benchSignatures(): Promise<void> {
     [`native secp256k1 (${nativeSecp256k1 ? 'loaded' : 'missing'}), main thread`]: { 'signatures/s': Math.round(inline) },
     [`native, pool of ${workers} workers`]: { 'signatures/s': Math.round(pooled) },
   });
+  console.log(`main thread busy ${(mainBusy * 100).toFixed(0)}% while the pool was saturated (${((mainBusy * 1e6) / pooled).toFixed(1)} µs per signature)`);
   console.log(`event-loop delay while the pool was saturated: p50 ${(lag.percentile(50) / 1e6).toFixed(2)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(2)} ms, max ${(lag.max / 1e6).toFixed(2)} ms`);
 }

@@ -3,14 +3,19 @@ import { NodeStartError } from '../node/index.ts';
 import { GenesisError } from '../genesis/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
+import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
 
 const USAGE = `Usage: svc <command> [options]
 
 Commands:
   devnet    run a single-validator local chain (npm start)
+  testnet   write a genesis and home directories for a local multi-validator network
+  start     run the node of a home directory
+  init      create a home directory to join an existing network
+  keys      show a home directory's validator key and p2p address
   help      show this help
 
-Run "svc devnet --help" for its options.`;
+Run "svc <command> --help" for its options.`;
 
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -33,6 +38,27 @@ export async function main(argv: string[]): Promise<number> {
         const opts = parseDevnetOptions(rest, process.env);
         if (opts === 'help') return void out(DEVNET_USAGE), 0;
         const node = await runDevnet(opts, out);
+        const sig = await waitForSignal();
+        out(`\n${sig}: stopping (a second signal forces exit)`);
+        const force = () => process.exit(130);
+        process.once('SIGINT', force);
+        process.once('SIGTERM', force);
+        await node.stop();
+        out(`stopped at height ${node.height}`);
+        return 0;
+      }
+      case 'testnet':
+        await runTestnet(rest, out);
+        return 0;
+      case 'init':
+        await runInit(rest, out);
+        return 0;
+      case 'keys':
+        await runKeys(rest, out);
+        return 0;
+      case 'start': {
+        const node = await runStart(rest, out);
+        if (node === null) return 0;
         const sig = await waitForSignal();
         out(`\n${sig}: stopping (a second signal forces exit)`);
         const force = () => process.exit(130);

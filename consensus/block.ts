@@ -1,5 +1,6 @@
 // Blocks as consensus sees them: a header and opaque transactions. Hashes are keccak256.
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
+import type { Evidence } from './evidence.ts';
 
 export interface BlockHeader {
   readonly chainId: number;
@@ -14,11 +15,15 @@ export interface BlockHeader {
   readonly appHash: string;
   /** Hex ed25519 public key of the proposer. */
   readonly proposer: string;
+  /** Hash of the block's evidence list; absent when the block carries none. */
+  readonly evidenceHash?: string;
 }
 
 export interface Block {
   readonly header: BlockHeader;
   readonly txs: readonly Uint8Array[];
+  /** Equivocations committed by this block (absent: none). */
+  readonly evidence?: readonly Evidence[];
 }
 
 export interface CommitSignature {
@@ -26,15 +31,24 @@ export interface CommitSignature {
   readonly signature: string;
 }
 
-/** +2/3 of the voting power signed the block hash at this height (n = 1: the one validator). */
+/**
+ * +2/3 of the voting power signed the block hash at this height. A BFT commit carries the round
+ * of the decision and its signatures are precommits (`voteSignBytes`); a commit without a round
+ * is the single-validator engine's (`commitSignBytes`).
+ */
 export interface Commit {
   readonly height: number;
+  readonly round?: number;
   readonly blockHash: string;
   readonly signatures: readonly CommitSignature[];
 }
 
 export function headerHash(h: BlockHeader): string {
   return bytesToHex(keccak256(utf8(canonicalize(h))));
+}
+
+export function evidenceHash(evidence: readonly Evidence[]): string {
+  return bytesToHex(keccak256(utf8(canonicalize(evidence))));
 }
 
 export function txHash(tx: Uint8Array): string {

@@ -1,4 +1,5 @@
-// Ed25519 validator keys on node:crypto (native sign and verify).
+// Ed25519 validator keys on node:crypto (native sign and verify). Public KeyObjects are cached:
+// importing a key costs more than verifying with it.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 export interface ValidatorKey {
@@ -31,7 +32,38 @@ export function validatorKeyFromPem(pem: string): ValidatorKey {
   return fromPrivate(createPrivateKey(pem));
 }
 
+/** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** A key from a 32-byte seed (RFC 8032): deterministic keys for tests and simulations. */
+export function validatorKeyFromSeed(seed: Uint8Array): ValidatorKey {
+  if (seed.length !== 32) throw new Error('an ed25519 seed is 32 bytes');
+  return fromPrivate(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
+}
+
+/** Bound on cached keys; callers verify for validator-set members, so a small cache suffices. */
+const KEY_CACHE_LIMIT = 4096;
+const publicKeys = new Map<string, KeyObject>();
+
+function publicKeyObject(publicKeyHex: string): KeyObject {
+  let key = publicKeys.get(publicKeyHex);
+  if (key === undefined) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
+    if (publicKeys.size >= KEY_CACHE_LIMIT) publicKeys.clear();
+    publicKeys.set(publicKeyHex, key);
+  }
+  return key;
+}
+
+const HEX_64 = /^[0-9a-f]{64}$/;
+const HEX_128 = /^[0-9a-f]{128}$/;
+
+/** False for malformed keys or signatures as well as for wrong ones: never throws on input. */
 export function verifyValidatorSignature(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
-  return verify(null, message, key, Buffer.from(signatureHex, 'hex'));
+  if (!HEX_64.test(publicKeyHex) || !HEX_128.test(signatureHex)) return false;
+  try {
+    return verify(null, message, publicKeyObject(publicKeyHex), Buffer.from(signatureHex, 'hex'));
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,7 @@ import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
-  Account, Address, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
+  Account, Address, KECCAK256_RLP, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/index.ts';
@@ -186,6 +186,8 @@ export class EvmChain {
   async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean): Promise<ExecutedEvmBlock> {
     if (height !== this.height + 1) throw new Error(`invariant: EVM block ${height} executed on head ${this.height}`);
     const headerData = this.headerBase(height, timeMs, this.headBlock.hash(), this.nextBaseFee());
+    // Most consensus blocks carry no EVM transaction: the state root stays, both tries are empty.
+    if (txs.length === 0) return this.emptyBlock(height, headerData, sync);
     const template = createBlock({ header: headerData }, { common: this.common });
     const included: TypedTransaction[] = [];
     const results: RunTxResult[] = [];
@@ -233,6 +235,16 @@ export class EvmChain {
     await this.store.writeBlock(height, stored, included.map((t) => bytesToHex(t.hash())), sync);
     this.adoptHead(block, stored);
     return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, block, stored };
+  }
+
+  /** An EVM block without transactions: the block the general path builds for none, without the trie work. */
+  private async emptyBlock(height: number, headerData: HeaderData, sync: boolean): Promise<ExecutedEvmBlock> {
+    const stateRoot = this.headBlock.header.stateRoot;
+    const block = createBlock({ header: { ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP } }, { common: this.common });
+    const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
+    await this.store.writeBlock(height, stored, [], sync);
+    this.adoptHead(block, stored);
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], block, stored };
   }
 
   /** Block at `height` with its stored record, or undefined. */

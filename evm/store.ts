@@ -78,6 +78,11 @@ export class EvmStore {
    * consensus head (a crash between this write and the consensus one) is overwritten when the
    * height is executed again; lookups through the indexes check the block they land on.
    */
+  /** Makes every earlier write durable (one fsync'd write flushes the log before it). */
+  async sync(): Promise<void> {
+    await this.meta.put('synced', 1, { sync: true } as never);
+  }
+
   async writeBlock(height: number, b: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
     const batch = this.db.batch();
     batch.put(key(height), b, { sublevel: this.blocks });

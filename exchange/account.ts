@@ -11,6 +11,12 @@ export interface Position {
   entryNtl: bigint;
   /** Funding paid (> 0) or received (< 0) since the position opened, USD units. */
   funding: bigint;
+  /**
+   * Isolated margin set aside for the position, USD units; 0 for a cross position. It leaves the
+   * account's USDC when the position opens or grows (the initial margin of what was added) and
+   * returns in proportion as it closes; funding of an isolated position is paid from it.
+   */
+  margin: bigint;
 }
 
 /** A spot order's hold: `amount` of `token` set aside while it rests. */
@@ -28,14 +34,23 @@ export class Account {
   readonly held = new Map<number, bigint>();
   readonly holds = new Map<number, Hold>();
   readonly positions = new Map<number, Position>();
-  /** Cross leverage chosen per asset; absent means the market default. */
+  /** Leverage chosen per asset; absent means the market default. */
   readonly leverage = new Map<number, number>();
+  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). */
+  readonly isolated = new Set<number>();
   /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
   readonly fundingAllTime = new Map<number, bigint>();
   /** Requests (orders, cancels, actions) counted against the address-based budget. */
   requests = 0;
   /** Notional traded, maker and taker (USD units): each whole USDC adds one request to the budget. */
   cumVlm = 0n;
+  /**
+   * Realized trading PnL (USD units): perp closed PnL less perp fees and funding paid, plus any
+   * liquidation loss the insurance covered; and the USDC fees paid on spot fills. With the
+   * unrealized PnL they make the portfolio's PnL history.
+   */
+  perpRealized = 0n;
+  spotFees = 0n;
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;
@@ -107,21 +122,33 @@ export interface PositionChange {
   readonly dir: FillDirection;
 }
 
+/** Moves the initial margin of `ntl` from the account's USDC into an isolated position. */
+function fundIsolated(acct: Account, pos: Position, ntl: bigint, leverage: number | null): void {
+  if (leverage === null) return;
+  const im = initialMargin(ntl, leverage);
+  acct.usdc -= im;
+  pos.margin += im;
+}
+
 /**
  * Applies a fill of `lots` at notional `ntl` (USD units) to the account's position in `asset`:
  * entry is weighted on increase and kept on decrease; the realized PnL of the closed part is
- * credited to the account's USDC.
+ * credited to the account's USDC. `isolatedLeverage` is the leverage of an isolated position
+ * (null for cross): opening lots move their initial margin into the position, closing lots
+ * return their share of it.
  */
-export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: number, ntl: bigint): PositionChange {
+export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: number, ntl: bigint, isolatedLeverage: number | null = null): PositionChange {
   const pos = acct.positions.get(asset);
   const start = pos?.szi ?? 0;
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
-    if (pos === undefined) acct.positions.set(asset, { szi: delta, entryNtl: ntl, funding: 0n });
+    let p = pos;
+    if (p === undefined) acct.positions.set(asset, (p = { szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
     else {
-      pos.szi += delta;
-      pos.entryNtl += ntl;
+      p.szi += delta;
+      p.entryNtl += ntl;
     }
+    fundIsolated(acct, p, ntl, isolatedLeverage);
     return { startPosition: start, closedPnl: 0n, dir: isBuy ? 'Open Long' : 'Open Short' };
   }
   const open = Math.abs(start);
@@ -129,7 +156,9 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const closingNtl = closing === lots ? ntl : (ntl * BigInt(closing)) / BigInt(lots);
   const basis = closing === open ? pos.entryNtl : (pos.entryNtl * BigInt(closing)) / BigInt(open);
   const closedPnl = start > 0 ? closingNtl - basis : basis - closingNtl;
-  acct.usdc += closedPnl;
+  const released = closing === open ? pos.margin : (pos.margin * BigInt(closing)) / BigInt(open);
+  acct.usdc += closedPnl + released;
+  pos.margin -= released;
   pos.entryNtl -= basis;
   pos.szi += isBuy ? closing : -closing;
   const flipped = lots - closing;
@@ -137,6 +166,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
     pos.szi = isBuy ? flipped : -flipped;
     pos.entryNtl = ntl - closingNtl;
     pos.funding = 0n;
+    fundIsolated(acct, pos, pos.entryNtl, isolatedLeverage);
   }
   if (pos.szi === 0) acct.positions.delete(asset);
   const dir: FillDirection =

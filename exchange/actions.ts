@@ -55,6 +55,16 @@ export interface UpdateLeverageAction {
   readonly leverage: number;
 }
 
+/** Hyperliquid's action: add (ntli > 0) or remove margin of an isolated position. */
+export interface UpdateIsolatedMarginAction {
+  readonly type: 'updateIsolatedMargin';
+  readonly asset: number;
+  /** Required for Hyperliquid clients; one-way positions ignore it. */
+  readonly isBuy: boolean;
+  /** Micro-USDC (10^-6), signed. */
+  readonly ntli: number;
+}
+
 export interface ApproveAgentAction {
   readonly type: 'approveAgent';
   /** Lowercase address; the zero address revokes the agent registered under `agentName`. */
@@ -69,6 +79,14 @@ export interface UsdTransferAction {
   readonly type: 'usdTransfer';
   readonly destination: string;
   /** Decimal USDC. */
+  readonly amount: string;
+}
+
+export interface WithdrawAction {
+  readonly type: 'withdraw';
+  /** As sent: checked at execution (`Invalid destination`), as the spec's bridge errors say. */
+  readonly destination: string;
+  /** Decimal USDC, the fee included. */
   readonly amount: string;
 }
 
@@ -92,8 +110,10 @@ export type Action =
   | CancelByCloidAction
   | ModifyAction
   | UpdateLeverageAction
+  | UpdateIsolatedMarginAction
   | ApproveAgentAction
   | UsdTransferAction
+  | WithdrawAction
   | CreateSubAccountAction
   | SubAccountTransferAction;
 
@@ -101,7 +121,7 @@ export type Action =
 export const MAX_AGENT_NAME = 32;
 
 /** Action types of the spec that this node does not execute yet. */
-export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['withdraw', 'spotDeploy']);
+export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['spotDeploy']);
 
 /** Orders or cancels in one action at most; bounds the work of one transaction. */
 export const MAX_BATCH = 1000;
@@ -138,6 +158,11 @@ function object(v: unknown, field: string): Record<string, unknown> {
 
 function int(v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) invalid(field, 'a non-negative integer');
+  return v;
+}
+
+function signedInt(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) invalid(field, 'an integer');
   return v;
 }
 
@@ -247,6 +272,12 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         destination: address(get(a, 'destination', 'action'), 'action.destination'),
         amount: str(get(a, 'amount', 'action'), 'action.amount'),
       };
+    case 'withdraw':
+      return {
+        type,
+        destination: str(get(a, 'destination', 'action'), 'action.destination'),
+        amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
     case 'createSubAccount': {
       const name = str(get(a, 'name', 'action'), 'action.name');
       if (name.length < 1 || name.length > 16) invalid('action.name', '1 to 16 characters');
@@ -265,6 +296,13 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         asset: int(get(a, 'asset', 'action'), 'action.asset'),
         isCross: bool(get(a, 'isCross', 'action'), 'action.isCross'),
         leverage: int(get(a, 'leverage', 'action'), 'action.leverage'),
+      };
+    case 'updateIsolatedMargin':
+      return {
+        type,
+        asset: int(get(a, 'asset', 'action'), 'action.asset'),
+        isBuy: bool(get(a, 'isBuy', 'action'), 'action.isBuy'),
+        ntli: signedInt(get(a, 'ntli', 'action'), 'action.ntli'),
       };
     default:
       if (PLANNED_ACTIONS.has(type)) {

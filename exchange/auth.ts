@@ -4,7 +4,7 @@
 //   literal binding: connectionId = nonce as a 32-byte big-endian integer (the spec's flow;
 //                    only where the genesis allows it, since it does not bind the action)
 import {
-  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256,
+  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256Concat,
   recoverAddress, uint64BE, utf8, type Address, type Eip712Domain,
 } from '../primitives/index.ts';
 
@@ -32,9 +32,16 @@ export function exchangeDomain(chainId: number): Eip712Domain {
   return { name: 'SvcExchange', version: '1', chainId, verifyingContract: '0x0000000000000000000000000000000000000000' };
 }
 
+const NO_VAULT = Uint8Array.of(0);
+
 export function actionConnectionId(action: unknown, nonce: number, vault: Address | null): Uint8Array {
-  const vaultBytes = vault === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), hexToBytes(vault));
-  return keccak256(concatBytes(utf8(canonicalize(action)), uint64BE(nonce), vaultBytes));
+  return connectionIdOfCanonical(canonicalize(action), nonce, vault);
+}
+
+/** The action binding from the action's canonical JSON, when the caller has it already. */
+export function connectionIdOfCanonical(canonicalAction: string, nonce: number, vault: Address | null): Uint8Array {
+  const vaultBytes = vault === null ? NO_VAULT : concatBytes(Uint8Array.of(1), hexToBytes(vault));
+  return keccak256Concat(utf8(canonicalAction), uint64BE(nonce), vaultBytes);
 }
 
 export function literalConnectionId(nonce: number): Uint8Array {
@@ -67,11 +74,13 @@ export interface SignedFields {
 }
 
 /** The address the signature recovers to under one binding, or null when it recovers to none. */
-export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding): Address | null {
+export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): Address | null {
   const sig = parseSignature(req.signature);
   if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return null;
   if (binding === 'literal' && !cfg.literalNonceBinding) return null;
-  const connectionId = binding === 'action' ? actionConnectionId(req.action, req.nonce, req.vaultAddress) : literalConnectionId(req.nonce);
+  const connectionId = binding === 'literal'
+    ? literalConnectionId(req.nonce)
+    : connectionIdOfCanonical(canonicalAction ?? canonicalize(req.action), req.nonce, req.vaultAddress);
   return recoverAddress(agentDigest(separatorOf(cfg.domain), cfg.source, connectionId), sig);
 }
 

@@ -98,6 +98,9 @@ export interface ClearinghouseConfig {
   readonly liquidationSlippageBps: number;
   /** The account that takes over what the book cannot absorb; its USDC is the insurance. */
   readonly backstop: Address;
+  /** Smallest withdrawal, and the bridge fee taken from it (USD units). */
+  readonly withdrawMinimum: bigint;
+  readonly withdrawFee: bigint;
 }
 
 /** 10^-USD_DECIMALS units per token unit: every token balance is held in 10^-8 of the token. */

@@ -24,6 +24,8 @@ export type ExchangeErrorCode =
   | 'INVALID_SIGNATURE'
   | 'INSUFFICIENT_SPOT_BALANCE'
   | 'INSUFFICIENT_BALANCE'
+  | 'AMOUNT_BELOW_MINIMUM'
+  | 'INVALID_DESTINATION'
   | 'RATE_LIMITED';
 
 export interface ExchangeError {
@@ -56,6 +58,8 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INVALID_SIGNATURE: 'Invalid signature',
   INSUFFICIENT_SPOT_BALANCE: 'Insufficient spot balance',
   INSUFFICIENT_BALANCE: 'Insufficient balance',
+  AMOUNT_BELOW_MINIMUM: 'Amount below minimum',
+  INVALID_DESTINATION: 'Invalid destination',
   RATE_LIMITED: 'Request budget exceeded',
 };
 

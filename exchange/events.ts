@@ -24,7 +24,7 @@ export interface FillRecord {
   readonly tid: number;
   readonly cloid?: string;
   /** Set on fills of liquidations (Hyperliquid's shape). */
-  readonly liquidation?: { readonly liquidatedUser: string; readonly markPx: string; readonly method: 'market' | 'backstop' };
+  readonly liquidation?: { readonly liquidatedUser: string; readonly markPx: string; readonly method: 'market' | 'backstop' | 'adl' };
 }
 
 /** A funding payment of one position (Hyperliquid's `userFunding` delta). */
@@ -48,12 +48,14 @@ export interface FundingRateRecord {
 export interface LiquidationRecord {
   readonly time: number;
   readonly user: string;
-  /** Account value and maintenance margin when it was found under water (USDC). */
+  /** Cross liquidations close every cross position; isolated ones one position. */
+  readonly leverageType: 'cross' | 'isolated';
+  /** Account value and maintenance margin when it was found under water (USDC; for an isolated position, its own). */
   readonly accountValue: string;
   readonly maintenanceMargin: string;
   readonly liquidatedPositions: { readonly coin: string; readonly szi: string }[];
-  /** What the book absorbed and what the backstop took over. */
-  readonly method: 'market' | 'backstop' | 'market+backstop';
+  /** Who took the positions, joined by `+` in this order: the book (`market`), the backstop, auto-deleveraging (`adl`). */
+  readonly method: string;
   /** Loss beyond the account's collateral, covered by the backstop's insurance (USDC). */
   readonly deficit: string;
 }

@@ -1,9 +1,9 @@
 // The exchange state machine: blocks of authenticated transactions in, results and events out.
 // Pure and deterministic: time comes from the block, iteration orders are fixed, no floats in state.
-import type { Address } from '../primitives/index.ts';
+import { formatScaled, type Address } from '../primitives/index.ts';
 import { Account } from './account.ts';
 import { isActionParseError, parseAction, type Action } from './actions.ts';
-import type { ExchangeConfig } from './config.ts';
+import { USD_DECIMALS, type ExchangeConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { ExchangeEvent } from './events.ts';
 import { cancelOrders, cancelOrdersByCloid, placeOrders } from './order-actions.ts';
@@ -13,8 +13,8 @@ import { runTriggers } from './trigger-orders.ts';
 import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
-import { updateLeverage } from './leverage.ts';
-import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer } from './accounts-actions.ts';
+import { updateIsolatedMargin, updateLeverage } from './leverage.ts';
+import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer, withdraw } from './accounts-actions.ts';
 import { nonceRefusal, recordNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
@@ -35,7 +35,8 @@ export type ActionResponse =
   | { type: 'order'; data: { statuses: unknown[] } }
   | { type: 'cancel'; data: { statuses: unknown[] } }
   | { type: 'default' }
-  | { type: 'createSubAccount'; data: string };
+  | { type: 'createSubAccount'; data: string }
+  | { type: 'withdraw'; data: { withdrawalId: string; amount: string; fee: string; destination: string; status: 'pending' } };
 
 export type TxResult = { status: 'ok'; response: ActionResponse } | { status: 'err'; error: ExchangeError };
 
@@ -163,13 +164,21 @@ export class Exchange {
           : subAccountTransfer(this.state, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
+      case 'withdraw': {
+        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const w = withdraw(this.state, acct, action, ctx.hash, ctx.time);
+        if ('code' in w) return { status: 'err', error: w };
+        const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
+        return { status: 'ok', response: { type: 'withdraw', data: { withdrawalId: w.withdrawalId, amount: usd(w.amount), fee: usd(w.fee), destination: w.destination, status: 'pending' } } };
+      }
       case 'createSubAccount': {
         if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
       }
-      case 'updateLeverage': {
-        const error = updateLeverage(ctx, acct, action);
+      case 'updateLeverage':
+      case 'updateIsolatedMargin': {
+        const error = action.type === 'updateLeverage' ? updateLeverage(ctx, acct, action) : updateIsolatedMargin(ctx, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
     }

@@ -74,8 +74,10 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
     const pays = pos.szi > 0 === rate > 0n;
     const amount = pays ? (ntl * abs + PPB - 1n) / PPB : (ntl * abs) / PPB;
     const paid = pays ? amount : -amount; // > 0: left the account
-    acct.usdc -= paid;
+    if (state.isIsolated(acct, m)) pos.margin -= paid;
+    else acct.usdc -= paid;
     pos.funding += paid;
+    acct.perpRealized -= paid;
     acct.fundingAllTime.set(m.asset, (acct.fundingAllTime.get(m.asset) ?? 0n) + paid);
     state.fundingDust += paid;
     const record: FundingRecord = {

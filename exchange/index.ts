@@ -10,6 +10,8 @@ export type { Market, PerpMarket, SpotMarket } from './markets.ts';
 export { Exchange, knownSigner, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
 export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';
 export * as views from './views.ts';
+export type { PortfolioFigures } from './views.ts';
+export type { ExchangeState } from './state.ts';
 export { parsePrice, parseSize, isExchangeError } from './order-rules.ts';
 export {
   signerCandidates, recoverSigner, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,

@@ -1,14 +1,16 @@
-// Liquidations, checked at the end of every block at mark prices: an account whose value fell
-// below its maintenance margin loses its resting perp orders, then its positions are closed by
-// reduce-only market orders through the book; what the book cannot absorb the backstop account
-// takes over at the mark price, and a loss beyond the account's collateral is covered from the
-// backstop's USDC (the insurance). Every step is a recorded event.
+// Liquidations, checked at the end of blocks at mark prices: an account whose cross value fell
+// below its cross maintenance margin loses its resting perp orders, then its cross positions are
+// closed by reduce-only market orders through the book; what the book cannot absorb the backstop
+// account takes over at the mark price, and a loss beyond the account's collateral is covered
+// from the backstop's USDC (the insurance). An isolated position whose margin plus unrealized
+// PnL fell below its own maintenance margin is liquidated alone, the same way, and its loss is
+// capped at its margin. Every step is a recorded event.
 import { formatScaled } from '../primitives/index.ts';
-import { applyFill, closableLots, type Account } from './account.ts';
+import { applyFill, closableLots, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import type { Fill } from './engine/matching-engine.ts';
-import { marginFigures, type MarginFigures } from './margin.ts';
+import { availableMargin, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
 import { isExchangeError } from './order-rules.ts';
@@ -20,19 +22,19 @@ import { slippedPx } from './trigger-orders.ts';
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
 
-/** The account's figures when it is below maintenance margin at these marks, else null. */
-function underwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
-  if (acct.positions.size === 0) return null;
+/** The account's cross figures when its cross positions are below maintenance margin, else null. */
+function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
   const f = marginFigures(ctx.state, acct, marks);
-  return f.accountValue < f.maintenanceMargin ? f : null;
+  return f.totalNtlPos > 0n && f.accountValue < f.maintenanceMargin ? f : null;
 }
 
 /**
- * A cheap screen before the exact (bigint) check: true only when the account is clear of its
- * maintenance margin by a wide slack (0.1% and 0.01 USDC), computed in doubles. Doubles are
- * exact up to 2^53 and their rounding is far inside the slack, and every machine computes the
- * same doubles, so the screen never changes an outcome: accounts near the line go to the exact
- * check. It keeps the sweep over many accounts from being bigint arithmetic throughout.
+ * A cheap screen before the exact (bigint) check: true only when the cross account and every
+ * isolated position are clear of their maintenance margin by a wide slack (0.1% and 0.01 USDC),
+ * computed in doubles. Doubles are exact up to 2^53 and their rounding is far inside the slack,
+ * and every machine computes the same doubles, so the screen never changes an outcome: accounts
+ * near the line go to the exact check. It keeps the sweep over many accounts from being bigint
+ * arithmetic throughout.
  */
 function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): boolean {
   const { state } = ctx;
@@ -44,14 +46,21 @@ function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): b
     if (m === undefined) return false;
     const ntl = Math.abs(pos.szi) * (marks[asset] as number) * Number(m.ntlScale);
     const entry = Number(pos.entryNtl);
-    value += pos.szi > 0 ? ntl - entry : entry - ntl;
-    maintenance += (ntl * bps) / (10_000 * m.config.maxLeverage);
+    const upnl = pos.szi > 0 ? ntl - entry : entry - ntl;
+    const mm = (ntl * bps) / (10_000 * m.config.maxLeverage);
+    if (state.isIsolated(acct, m)) {
+      if (!(Number(pos.margin) + upnl > mm * 1.001 + 1_000_000)) return false;
+      continue;
+    }
+    value += upnl;
+    maintenance += mm;
   }
   return value > maintenance * 1.001 + 1_000_000;
 }
 
-function cancelEverything(ctx: TxContext, acct: Account): void {
-  for (const m of ctx.state.perps) {
+/** Cancels the account's perp and trigger orders in `markets`. */
+function cancelOrders(ctx: TxContext, acct: Account, markets: readonly PerpMarket[]): void {
+  for (const m of markets) {
     if (m.engine.openCount(acct.address) === 0 && m.triggers.count(acct.address) === 0) continue;
     for (const o of [...m.engine.ownerOrders(acct.address)].sort((a, b) => a.oid - b.oid)) {
       const gone = m.engine.cancel(acct.address, o.oid);
@@ -76,29 +85,28 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
   if (isExchangeError(out)) return; // nothing to trade against: the backstop takes it all
 }
 
-/** The backstop account takes the rest of the position at the mark, without fees. */
-function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean {
-  const pos = acct.positions.get(m.asset);
-  if (pos === undefined) return false;
+/**
+ * Moves `lots` of the liquidated account's position to `taker` at `px`, without fees: both sides
+ * get a fill record marked with the liquidation.
+ */
+function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
   const { state } = ctx;
-  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
-  if (backstop === undefined) return false;
-  const lots = Math.abs(pos.szi);
-  const mark = state.markPx(m);
-  const ntl = state.notional(m, mark, lots);
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return;
+  const ntl = state.notional(m, px, lots);
   const isBuy = pos.szi < 0; // the liquidated side's trade
   const tid = state.ids.nextTid++;
-  const fill = { tid, sz: lots, px: mark } as Fill;
-  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(mark, m.pxDecimals), method: 'backstop' as const };
-  for (const [who, buy] of [[acct, isBuy], [backstop, !isBuy]] as const) {
-    const change = applyFill(who, m.asset, buy, lots, ntl);
+  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
+  for (const [who, buy] of [[acct, isBuy], [taker, !isBuy]] as const) {
+    const change = applyFill(who, m.asset, buy, lots, ntl, state.isolatedLeverage(who, m));
+    who.perpRealized += change.closedPnl;
     trackHolder(m, who);
     ctx.events.push({
       kind: 'fill',
       user: who.address,
       fill: {
         coin: m.name,
-        px: formatScaled(mark, m.pxDecimals),
+        px: formatScaled(px, m.pxDecimals),
         sz: formatScaled(lots, m.szDecimals),
         side: buy ? 'B' : 'A',
         time: ctx.time,
@@ -110,41 +118,167 @@ function backstopTakeover(ctx: TxContext, acct: Account, m: PerpMarket): boolean
         crossed: who === acct,
         fee: '0',
         feeToken: 'USDC',
-        tid: fill.tid,
+        tid,
         liquidation,
       },
     });
   }
-  // The backstop's own orders (if it has any) follow its new position.
-  if (m.engine.openCount(backstop.address) > 0 || m.triggers.count(backstop.address) > 0) afterPositionChange(ctx, m, backstop.address);
+  // The taker's own orders (if it has any) follow its new position.
+  if (m.engine.openCount(taker.address) > 0 || m.triggers.count(taker.address) > 0) afterPositionChange(ctx, m, taker.address);
+}
+
+/**
+ * The backstop account takes the rest of the position at the mark, if its free collateral
+ * carries the initial margin of what it would open; false when it cannot (or there is none).
+ */
+function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMarket): boolean {
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return false;
+  const { state } = ctx;
+  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
+  if (backstop === undefined || backstop === acct) return false;
+  // Once the backstop refused a side of a market, the rest of the sweep deleverages that side.
+  const side = `${m.asset}:${pos.szi > 0 ? 'L' : 'S'}`;
+  if (sweep.backstopFull.has(side)) return false;
+  const lots = Math.abs(pos.szi);
+  const mark = state.markPx(m);
+  if (newOrderMargin(state, backstop, m, pos.szi > 0, mark, lots, false) > availableMargin(state, backstop)) {
+    sweep.backstopFull.add(side);
+    return false;
+  }
+  transferPosition(ctx, acct, backstop, m, lots, mark, 'backstop');
   return true;
 }
 
-function liquidate(ctx: TxContext, acct: Account, before: MarginFigures): void {
+/**
+ * Price at which closing the whole position leaves the account (for an isolated position: the
+ * position) with zero equity, rounded against the counterparty; the mark when the equity at the
+ * mark is not negative. Auto-deleveraging closes at it, so the counterparties, not the
+ * insurance, absorb a bankrupt account's loss.
+ */
+function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
   const { state } = ctx;
-  const positions = [...acct.positions.entries()].sort(([a], [b]) => a - b).map(([asset, p]) => {
-    const m = state.perps[asset] as PerpMarket;
-    return { coin: m.name, szi: formatScaled(p.szi, m.szDecimals) };
-  });
-  cancelEverything(ctx, acct);
+  const pos = acct.positions.get(m.asset) as Position;
+  const mark = state.markPx(m);
+  const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : marginFigures(state, acct).accountValue;
+  if (equity >= 0n) return mark;
+  // equity(px) = equity + side * (px - mark) * lots * scale = 0
+  const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
+  const move = (-equity + per - 1n) / per;
+  const px = pos.szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
+  return Number(px > 0n ? px : 1n);
+}
+
+/**
+ * What one sweep remembers. The auto-deleveraging order: per market and side, the holders of
+ * that side at the sweep's marks, most profitable and most leveraged first (unrealized PnL times
+ * notional over equity, ties by address), ranked once per sweep when first needed and consumed in
+ * order, so a sweep that deleverages many accounts stays linear in the number of holders.
+ */
+class Sweep {
+  /** Market sides (`asset:L` or `asset:S`) the backstop could not take in this sweep. */
+  readonly backstopFull = new Set<string>();
+  private readonly queues = new Map<string, { accounts: Account[]; next: number }>();
+  /** Cross equity of each ranked account at the ranking's marks (an account holds several positions). */
+  private readonly equity = new Map<Account, bigint>();
+
+  constructor(private readonly ctx: TxContext) {}
+
+  /** The queue of `long` (or short) holders of `m`, built on first use; `fresh` ranks again (the queue ran dry). */
+  adlQueue(m: PerpMarket, long: boolean, fresh = false): { accounts: Account[]; next: number } {
+    const key = `${m.asset}:${long ? 'L' : 'S'}`;
+    let q = this.queues.get(key);
+    if (q === undefined || fresh) this.queues.set(key, (q = { accounts: this.rank(m, long), next: 0 }));
+    return q;
+  }
+
+  private rank(m: PerpMarket, long: boolean): Account[] {
+    const { state } = this.ctx;
+    const mark = state.markPx(m);
+    const ranked: { acct: Account; rank: bigint }[] = [];
+    for (const holder of m.holders) {
+      const other = state.accounts.get(holder);
+      const p = other?.positions.get(m.asset);
+      if (other === undefined || p === undefined || p.szi > 0 !== long) continue;
+      const own = isolatedFigures(state, m, p, mark);
+      let equity = own.value;
+      if (!state.isIsolated(other, m)) {
+        let cross = this.equity.get(other);
+        if (cross === undefined) this.equity.set(other, (cross = marginFigures(state, other).accountValue));
+        equity = cross;
+      }
+      ranked.push({ acct: other, rank: ((own.value - p.margin) * own.ntl) / (equity > 0n ? equity : 1n) });
+    }
+    ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+    return ranked.map((r) => r.acct);
+  }
+}
+
+/**
+ * Auto-deleveraging, the last resort when the backstop cannot take a position: the opposite
+ * positions are reduced against it in the sweep's ADL order, at the bankruptcy price.
+ */
+function autoDeleverage(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMarket): boolean {
+  const pos = acct.positions.get(m.asset);
+  if (pos === undefined) return false;
+  const px = bankruptcyPx(ctx, acct, m);
+  let queue = sweep.adlQueue(m, pos.szi < 0);
+  // Holders who took the other side during this sweep are not in its queue: one re-ranking finds them.
+  if (queue.next === queue.accounts.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
+  let moved = false;
+  while (queue.next < queue.accounts.length) {
+    const left = acct.positions.get(m.asset)?.szi ?? 0;
+    if (left === 0) break;
+    const other = queue.accounts[queue.next] as Account;
+    const theirs = other === acct ? 0 : (other.positions.get(m.asset)?.szi ?? 0);
+    // Holders whose side changed or who closed (liquidated, deleveraged) since the ranking are skipped.
+    if (theirs === 0 || theirs > 0 === left > 0) {
+      queue.next++;
+      continue;
+    }
+    const lots = Math.min(Math.abs(left), Math.abs(theirs));
+    transferPosition(ctx, acct, other, m, lots, px, 'adl');
+    moved = true;
+    if (lots === Math.abs(theirs)) queue.next++;
+  }
+  return moved;
+}
+
+/**
+ * Liquidates the positions in `markets` (all cross positions, or one isolated position): orders
+ * cancelled, positions closed through the book and then by the backstop. `isolated`: a loss
+ * beyond the position's own margin is not the cross account's, so the backstop pays it back.
+ */
+function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonly PerpMarket[], before: { accountValue: bigint; maintenanceMargin: bigint }, isolated: boolean): void {
+  const { state } = ctx;
+  const positions = markets.map((m) => ({ coin: m.name, szi: formatScaled(acct.positions.get(m.asset)?.szi ?? 0, m.szDecimals) }));
+  cancelOrders(ctx, acct, isolated ? markets : state.perps);
   const liqCtx: TxContext = { ...ctx, hash: LIQUIDATION_HASH };
+  const usdcBefore = acct.usdc;
   let viaBook = false;
   let viaBackstop = false;
-  for (const m of state.perps) {
-    if (!acct.positions.has(m.asset)) continue;
+  let viaAdl = false;
+  for (const m of markets) {
     const szBefore = acct.positions.get(m.asset)?.szi ?? 0;
     closeThroughBook(liqCtx, acct, m);
     if ((acct.positions.get(m.asset)?.szi ?? 0) !== szBefore) viaBook = true;
-    if (closableLots(acct, m.asset, szBefore < 0) > 0 && backstopTakeover(liqCtx, acct, m)) viaBackstop = true;
+    if (closableLots(acct, m.asset, szBefore < 0) === 0) continue;
+    if (backstopTakeover(liqCtx, sweep, acct, m)) viaBackstop = true;
+    else if (autoDeleverage(liqCtx, sweep, acct, m)) viaAdl = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
+  const closed = markets.every((m) => !acct.positions.has(m.asset));
+  const lost = isolated ? usdcBefore - acct.usdc : -acct.usdc;
+  const crossLeft = [...acct.positions.keys()].some((asset) => !state.isIsolated(acct, state.perps[asset] as PerpMarket));
   let deficit = 0n;
-  if (acct.positions.size === 0 && acct.usdc < 0n) {
-    deficit = -acct.usdc;
+  if (closed && lost > 0n && (isolated || !crossLeft)) {
     const backstop = state.accounts.get(state.config.clearinghouse.backstop);
     if (backstop !== undefined) {
+      deficit = lost;
       backstop.usdc -= deficit;
-      acct.usdc = 0n;
+      backstop.perpRealized -= deficit;
+      acct.usdc += deficit;
+      acct.perpRealized += deficit;
     }
   }
   ctx.events.push({
@@ -153,10 +287,11 @@ function liquidate(ctx: TxContext, acct: Account, before: MarginFigures): void {
     liquidation: {
       time: ctx.time,
       user: acct.address,
+      leverageType: isolated ? 'isolated' : 'cross',
       accountValue: formatScaled(before.accountValue, USD_DECIMALS),
       maintenanceMargin: formatScaled(before.maintenanceMargin, USD_DECIMALS),
       liquidatedPositions: positions,
-      method: viaBook && viaBackstop ? 'market+backstop' : viaBackstop ? 'backstop' : 'market',
+      method: [viaBook && 'market', viaBackstop && 'backstop', viaAdl && 'adl'].filter((x) => x !== false).join('+') || 'market',
       deficit: formatScaled(deficit, USD_DECIMALS),
     },
   });
@@ -183,12 +318,23 @@ export function runLiquidations(ctx: TxContext): void {
   // each one, so every account is judged at the marks of the moment.
   const markAll = () => state.perps.map((m) => state.markPx(m));
   let marks = markAll();
+  const sweep = new Sweep(ctx);
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
     if (acct === undefined || clearlySafe(ctx, acct, marks)) continue;
-    const figures = underwater(ctx, acct, marks);
-    if (figures === null) continue;
-    liquidate(ctx, acct, figures);
-    marks = markAll();
+    const cross = crossUnderwater(ctx, acct, marks);
+    if (cross !== null) {
+      const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));
+      liquidate(ctx, sweep, acct, markets, cross, false);
+      marks = markAll();
+    }
+    for (const m of state.perps) {
+      const pos = acct.positions.get(m.asset);
+      if (pos === undefined || !state.isIsolated(acct, m)) continue;
+      const f = isolatedFigures(state, m, pos, marks[m.asset] as number);
+      if (f.value >= f.maintenance) continue;
+      liquidate(ctx, sweep, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
+      marks = markAll();
+    }
   }
 }

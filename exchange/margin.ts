@@ -1,17 +1,23 @@
-// Cross-margin figures of one account at current mark prices.
-import { initialMargin, unrealizedPnl, type Account } from './account.ts';
+// Margin figures of one account at mark prices. Cross positions share the account's USDC;
+// an isolated position stands on its own margin: its value is that margin plus its unrealized
+// PnL, and neither helps nor hurts the cross account until the position closes.
+import { initialMargin, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
+import type { PerpMarket } from './markets.ts';
 import type { ExchangeState } from './state.ts';
 
 export interface MarginFigures {
-  /** USDC plus unrealized PnL of every position. */
+  /** Cross: USDC plus unrealized PnL of every cross position. */
   readonly accountValue: bigint;
-  /** Initial margin of the open positions at mark. */
+  /** Cross: initial margin of the open cross positions at mark. */
   readonly positionMargin: bigint;
-  /** Sum of |position notional| at mark. */
+  /** Cross: sum of |position notional| at mark. */
   readonly totalNtlPos: bigint;
-  /** Half the initial margin at maximum leverage, per position. */
+  /** Cross: maintenance margin of the cross positions. */
   readonly maintenanceMargin: bigint;
+  /** Isolated positions: sum of margin plus unrealized PnL, and of |notional| at mark. */
+  readonly isolatedValue: bigint;
+  readonly isolatedNtl: bigint;
 }
 
 /** `marks`: mark prices by perp asset, when the caller computed them once for many accounts. */
@@ -20,16 +26,29 @@ export function marginFigures(state: ExchangeState, acct: Account, marks?: reado
   let positionMargin = 0n;
   let totalNtlPos = 0n;
   let maintenanceMargin = 0n;
+  let isolatedValue = 0n;
+  let isolatedNtl = 0n;
   for (const [asset, pos] of acct.positions) {
     const market = state.perps[asset];
     if (market === undefined) continue;
     const ntl = state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
+    if (state.isIsolated(acct, market)) {
+      isolatedValue += pos.margin + unrealizedPnl(pos, ntl);
+      isolatedNtl += ntl;
+      continue;
+    }
     accountValue += unrealizedPnl(pos, ntl);
     positionMargin += initialMargin(ntl, state.leverage(acct, market));
     totalNtlPos += ntl;
     maintenanceMargin += maintenanceOf(state, market.config.maxLeverage, ntl);
   }
-  return { accountValue, positionMargin, totalNtlPos, maintenanceMargin };
+  return { accountValue, positionMargin, totalNtlPos, maintenanceMargin, isolatedValue, isolatedNtl };
+}
+
+/** An isolated position's own figures at a mark: margin plus unrealized PnL, and its maintenance margin. */
+export function isolatedFigures(state: ExchangeState, m: PerpMarket, pos: Position, mark: number): { value: bigint; maintenance: bigint; ntl: bigint } {
+  const ntl = state.notional(m, mark, Math.abs(pos.szi));
+  return { value: pos.margin + unrealizedPnl(pos, ntl), maintenance: maintenanceOf(state, m.config.maxLeverage, ntl), ntl };
 }
 
 /** Maintenance margin of a notional: the configured fraction of the initial margin at maximum leverage. */
@@ -40,8 +59,9 @@ export function maintenanceOf(state: ExchangeState, maxLeverage: number, ntl: bi
 }
 
 /**
- * Collateral free for new perp orders and spot buys: account value less position margin, the
- * margin of resting perp orders and the USDC held by resting spot buys. May be negative.
+ * Collateral free for new perp orders (cross or isolated: an isolated order's margin comes from
+ * the cross balance) and spot buys: cross account value less cross position margin, the margin
+ * of resting perp orders and the USDC held by resting spot buys. May be negative.
  */
 export function availableMargin(state: ExchangeState, acct: Account): bigint {
   const f = marginFigures(state, acct);

@@ -48,8 +48,9 @@ export function trackHolder(m: PerpMarket, acct: Account): void {
 
 function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
   const fee = feeOf(ntl, feePpm);
-  const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl);
+  const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl, ctx.state.isolatedLeverage(acct, m));
   acct.usdc -= fee;
+  acct.perpRealized += change.closedPnl - fee;
   trackHolder(m, acct);
   ctx.events.push({
     kind: 'fill',
@@ -70,6 +71,7 @@ function settleSpotSide(ctx: TxContext, m: SpotMarket, acct: Account, isBuy: boo
   const start = acct.balance(m.base.index);
   acct.credit(m.base.index, isBuy ? base : -base);
   acct.credit(m.quote.index, isBuy ? -(ntl + fee) : ntl - fee);
+  if (m.quote.index === USDC_TOKEN_INDEX) acct.spotFees += fee;
   ctx.events.push({
     kind: 'fill',
     user: acct.address,

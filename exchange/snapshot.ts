@@ -16,13 +16,18 @@ type AccountRow = [
   address: string,
   usdc: string,
   tokens: [number, string][],
-  positions: [number, number, string, string][],
+  /** [asset, szi, entryNtl, funding, isolated margin (absent in version 3)]. */
+  positions: [number, number, string, string, string?][],
   leverage: [number, number][],
   margins: [number, string][],
   holds: [number, number, string][],
   fundingAllTime: [number, string][],
   requests: number,
   cumVlm: string,
+  /** Assets the account chose isolated margin on (absent in version 3). */
+  isolated?: number[],
+  /** Realized perp PnL and spot fees paid (absent in version 3). */
+  pnl?: [string, string],
 ];
 
 interface MarketSnapshot {
@@ -39,7 +44,8 @@ interface MarketSnapshot {
 }
 
 interface Snapshot {
-  version: 3;
+  /** 4 added isolated margin; version 3 snapshots restore with none. */
+  version: 3 | 4;
   height: number;
   time: number;
   ids: { nextOid: number; nextTid: number; nextSeq: number };
@@ -57,6 +63,9 @@ interface Snapshot {
   agentsOf: [string, { address: string; name: string }[]][];
   subAccounts: [string, { name: string; address: string }[]][];
   tpslChildren: [number, number[]][];
+  /** Pending withdrawals in request order, and the bridge fees kept (absent in version 3). */
+  withdrawals?: { withdrawalId: string; user: string; destination: string; amount: string; fee: string; time: number }[];
+  bridgeFees?: string;
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -77,19 +86,21 @@ function accountRow(a: Account): AccountRow {
     a.address,
     a.usdc.toString(),
     [...a.tokens.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum),
-    [...a.positions.entries()].map(([asset, p]): [number, number, string, string] => [asset, p.szi, p.entryNtl.toString(), p.funding.toString()]).sort(byNum),
+    [...a.positions.entries()].map(([asset, p]): [number, number, string, string, string] => [asset, p.szi, p.entryNtl.toString(), p.funding.toString(), p.margin.toString()]).sort(byNum),
     [...a.leverage.entries()].sort(byNum),
     [...a.margins.entries()].map(([oid, v]): [number, string] => [oid, v.toString()]).sort(byNum),
     [...a.holds.entries()].map(([oid, h]): [number, number, string] => [oid, h.token, h.amount.toString()]).sort(byNum),
     [...a.fundingAllTime.entries()].map(([asset, v]): [number, string] => [asset, v.toString()]).sort(byNum),
     a.requests,
     a.cumVlm.toString(),
+    [...a.isolated].sort((x, y) => x - y),
+    [a.perpRealized.toString(), a.spotFees.toString()],
   ];
 }
 
 export function snapshotState(state: ExchangeState): Json {
   const snap: Snapshot = {
-    version: 3,
+    version: 4,
     height: state.height,
     time: state.time,
     ids: { ...state.ids },
@@ -121,15 +132,22 @@ export function snapshotState(state: ExchangeState): Json {
     agentsOf: [...state.agentsOf.entries()].sort(byKey),
     subAccounts: [...state.subAccounts.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
+    withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
+    bridgeFees: state.bridgeFees.toString(),
   };
   return snap as unknown as Json;
 }
 
 function restoreAccount(row: AccountRow): Account {
-  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm] = row;
+  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm, isolated, pnl] = row;
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
-  for (const [asset, szi, entryNtl, funding] of positions) acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding) });
+  for (const [asset, szi, entryNtl, funding, margin] of positions) {
+    acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
+  }
+  for (const asset of isolated ?? []) acct.isolated.add(asset);
+  acct.perpRealized = BigInt(pnl?.[0] ?? '0');
+  acct.spotFees = BigInt(pnl?.[1] ?? '0');
   for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);
@@ -141,7 +159,7 @@ function restoreAccount(row: AccountRow): Account {
 
 export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange {
   const snap = json as Snapshot;
-  if (snap.version !== 3) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
+  if (snap.version !== 3 && snap.version !== 4) throw new Error(`unsupported snapshot version ${String(snap.version)}`);
   const state = new ExchangeState(config);
   state.height = snap.height;
   state.time = snap.time;
@@ -192,6 +210,8 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
     for (const s of list) state.masterOf.set(s.address, master);
   }
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
+  for (const w of snap.withdrawals ?? []) state.withdrawals.push({ ...w, amount: BigInt(w.amount), fee: BigInt(w.fee) });
+  state.bridgeFees = BigInt(snap.bridgeFees ?? '0');
   return new Exchange(state);
 }
 

@@ -5,6 +5,18 @@ import { SPOT_ASSET_OFFSET, type ExchangeConfig } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
 import { buildPerps, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
 
+/** A withdrawal debited from its account, waiting for the bridge (`pending`). */
+export interface Withdrawal {
+  /** The hash of the transaction that requested it. */
+  readonly withdrawalId: string;
+  readonly user: Address;
+  readonly destination: Address;
+  /** Net amount paid out, and the fee kept (USD units). */
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly time: number;
+}
+
 export class ExchangeState {
   /** Order ids, trade ids and queue sequence numbers, exchange-wide. */
   readonly ids: IdSource = { nextOid: 1, nextTid: 1, nextSeq: 1 };
@@ -30,6 +42,10 @@ export class ExchangeState {
   feesCollected = 0n;
   /** Spot fees collected in quote tokens other than USDC, by token (10^-8 units). */
   readonly tokenFees = new Map<number, bigint>();
+  /** Withdrawals taken from accounts and not yet paid out by a bridge, in request order. */
+  readonly withdrawals: Withdrawal[] = [];
+  /** Bridge fees kept from withdrawals, USD units. */
+  bridgeFees = 0n;
   /** Funding rounding: payers pay rounded up, receivers get rounded down; the difference. */
   fundingDust = 0n;
   /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */
@@ -83,6 +99,16 @@ export class ExchangeState {
     if (agentOf === owner) return true;
     const master = this.masterOf.get(owner);
     return master !== undefined && (signer === master || agentOf === master);
+  }
+
+  /** Whether the account's position and orders on this market use isolated margin. */
+  isIsolated(acct: Account, market: PerpMarket): boolean {
+    return market.config.onlyIsolated || acct.isolated.has(market.asset);
+  }
+
+  /** The leverage an isolated fill funds its margin at, or null for cross. */
+  isolatedLeverage(acct: Account, market: PerpMarket): number | null {
+    return this.isIsolated(acct, market) ? this.leverage(acct, market) : null;
   }
 
   leverage(acct: Account, market: PerpMarket): number {

@@ -3,7 +3,7 @@ import { divRound, formatScaled, type Address } from '../primitives/index.ts';
 import { unrealizedPnl, initialMargin } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
-import { marginFigures } from './margin.ts';
+import { isolatedFigures, marginFigures } from './margin.ts';
 import { dayVolume, prevDayPx } from './day-stats.ts';
 import { fundingRate, impactPx, premiumOf } from './funding.ts';
 import { INITIAL_REQUESTS, requestCap } from './rate-limit.ts';
@@ -153,42 +153,63 @@ export function clearinghouseState(state: ExchangeState, user: Address) {
   }
   const f = marginFigures(state, acct);
   let rawUsd = acct.usdc;
+  let isolatedUsed = 0n;
   const assetPositions = [...acct.positions.entries()]
     .sort(([a], [b]) => a - b)
     .map(([asset, pos]) => {
       const m = state.perps[asset]!;
       const lev = state.leverage(acct, m);
+      const isolated = state.isIsolated(acct, m);
       const abs = Math.abs(pos.szi);
       const ntl = state.notional(m, state.markPx(m), abs);
-      rawUsd += pos.szi > 0 ? -ntl : ntl; // Hyperliquid's totalRawUsd: USDC plus shorts, less longs
+      const raw = pos.szi > 0 ? -ntl : ntl; // Hyperliquid's rawUsd: USDC plus shorts, less longs
       const entry = divRound(pos.entryNtl, BigInt(abs) * m.ntlScale, 'nearest');
       const upnl = unrealizedPnl(pos, ntl);
       const entryMargin = initialMargin(pos.entryNtl, lev);
       const allTime = acct.fundingAllTime.get(asset) ?? 0n;
+      // An isolated position stands on its margin: it is what it uses, and its liquidation price
+      // is where that margin plus PnL meets its own maintenance margin.
+      const own = isolatedFigures(state, m, pos, state.markPx(m));
+      const marginUsed = isolated ? own.value : initialMargin(ntl, lev);
+      if (isolated) isolatedUsed += own.value;
+      else rawUsd += raw;
       return {
         type: 'oneWay',
         position: {
           coin: m.name,
           szi: formatScaled(pos.szi, m.szDecimals),
           entryPx: formatScaled(entry, m.pxDecimals),
-          leverage: { type: 'cross', value: lev },
+          leverage: isolated ? { type: 'isolated', value: lev, rawUsd: usd(pos.margin + raw) } : { type: 'cross', value: lev },
           positionValue: usd(ntl),
           unrealizedPnl: usd(upnl),
           returnOnEquity: entryMargin === 0n ? '0' : formatScaled((upnl * 100_000_000n) / entryMargin, 8),
-          liquidationPx: liquidationPx(state, m, pos.szi, f.accountValue - f.maintenanceMargin),
-          marginUsed: usd(initialMargin(ntl, lev)),
+          liquidationPx: liquidationPx(state, m, pos.szi, isolated ? own.value - own.maintenance : f.accountValue - f.maintenanceMargin),
+          marginUsed: usd(marginUsed),
           maxLeverage: m.config.maxLeverage,
           // Signed like Hyperliquid's: positive when paid.
           cumFunding: { allTime: usd(allTime), sinceOpen: usd(pos.funding), sinceChange: usd(pos.funding) },
         },
       };
     });
-  const summary = { accountValue: usd(f.accountValue), totalMarginUsed: usd(f.positionMargin), totalNtlPos: usd(f.totalNtlPos), totalRawUsd: usd(rawUsd) };
+  const cross = { accountValue: usd(f.accountValue), totalMarginUsed: usd(f.positionMargin), totalNtlPos: usd(f.totalNtlPos), totalRawUsd: usd(rawUsd) };
+  let allRaw = rawUsd;
+  for (const [asset, pos] of acct.positions) {
+    const m = state.perps[asset]!;
+    if (!state.isIsolated(acct, m)) continue;
+    const ntl = state.notional(m, state.markPx(m), Math.abs(pos.szi));
+    allRaw += pos.margin + (pos.szi > 0 ? -ntl : ntl);
+  }
+  const all = {
+    accountValue: usd(f.accountValue + f.isolatedValue),
+    totalMarginUsed: usd(f.positionMargin + isolatedUsed),
+    totalNtlPos: usd(f.totalNtlPos + f.isolatedNtl),
+    totalRawUsd: usd(allRaw),
+  };
   const free = f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
   return {
     assetPositions,
-    crossMarginSummary: summary,
-    marginSummary: summary,
+    crossMarginSummary: cross,
+    marginSummary: all,
     crossMaintenanceMarginUsed: usd(f.maintenanceMargin),
     withdrawable: usd(free > 0n ? free : 0n),
     time: state.time,
@@ -275,4 +296,41 @@ export function userRateLimit(state: ExchangeState, user: Address) {
     nRequestsCap: cap,
     nRequestsSurplus: 0,
   };
+}
+
+/** What the portfolio history samples of one account (USD units). */
+export interface PortfolioFigures {
+  /** USDC, perp equity (cross and isolated) and spot tokens valued at their USDC pair's last trade (mid when none). */
+  readonly accountValue: bigint;
+  /** Trading PnL: realized and unrealized perp PnL, less fees and funding (spot price moves are not PnL here). */
+  readonly pnl: bigint;
+  /** The same, perpetuals only: USDC and perp equity; perp PnL. */
+  readonly perpAccountValue: bigint;
+  readonly perpPnl: bigint;
+  /** Notional traded over the account's life. */
+  readonly cumVlm: bigint;
+}
+
+export function portfolioFigures(state: ExchangeState, user: Address): PortfolioFigures | null {
+  const acct = state.accounts.get(user);
+  if (acct === undefined) return null;
+  const f = marginFigures(state, acct);
+  let upnl = 0n;
+  for (const [asset, pos] of acct.positions) {
+    const m = state.perps[asset];
+    if (m !== undefined) upnl += unrealizedPnl(pos, state.notional(m, state.markPx(m), Math.abs(pos.szi)));
+  }
+  const perpAccountValue = f.accountValue + f.isolatedValue;
+  let spot = 0n;
+  for (const m of state.spots) {
+    if (m.quote.index !== USDC_TOKEN_INDEX) continue;
+    const units = acct.balance(m.base.index);
+    if (units === 0n) continue;
+    const bid = m.engine.bids.bestPx();
+    const ask = m.engine.asks.bestPx();
+    const px = m.lastPx !== 0 ? m.lastPx : bid !== undefined && ask !== undefined ? Math.floor((bid + ask) / 2) : 0;
+    spot += state.notional(m, px, Number(units / m.baseUnit));
+  }
+  const perpPnl = acct.perpRealized + upnl;
+  return { accountValue: perpAccountValue + spot, pnl: perpPnl - acct.spotFees, perpAccountValue, perpPnl, cumVlm: acct.cumVlm };
 }

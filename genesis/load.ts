@@ -56,6 +56,10 @@ function clearinghouseConfig(file: GenesisFile, localValidator: string | undefin
     : localValidator === undefined ? [] : [{ pubKey: localValidator, power: 1 }];
   const impact = parseScaled(c.impactNotional, USD_DECIMALS);
   check(impact !== null && impact > 0n, 'clearinghouse.impactNotional must be a positive decimal');
+  const withdrawMinimum = parseScaled(c.withdrawMinimum ?? '10', USD_DECIMALS);
+  const withdrawFee = parseScaled(c.withdrawFee ?? '1', USD_DECIMALS);
+  check(withdrawFee !== null && withdrawFee >= 0n, 'clearinghouse.withdrawFee must be a non-negative decimal');
+  check(withdrawMinimum !== null && withdrawMinimum > withdrawFee, 'clearinghouse.withdrawMinimum must be a decimal above withdrawFee');
   return {
     validators,
     oracleStalenessMs: intIn(c.oracleStalenessMs, 1000, 86_400_000, 'oracleStalenessMs'),
@@ -68,6 +72,8 @@ function clearinghouseConfig(file: GenesisFile, localValidator: string | undefin
     maintenanceBps: fraction(c.maintenanceFraction, 4, 'maintenanceFraction'),
     liquidationSlippageBps: fraction(c.liquidationSlippage, 4, 'liquidationSlippage'),
     backstop,
+    withdrawMinimum,
+    withdrawFee,
   };
 }
 

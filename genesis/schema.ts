@@ -69,6 +69,9 @@ export interface GenesisFile {
       liquidationSlippage: string;
       /** Backstop liquidator; fund it in `balances`. */
       backstop: string;
+      /** Smallest withdrawal and the bridge fee taken from it, USDC (defaults "10" and "1", the spec's). */
+      withdrawMinimum?: string;
+      withdrawFee?: string;
     };
     perps: GenesisPerp[];
     /** Listed in index order from 10000; the first must be USDC. */

@@ -18,16 +18,20 @@ export interface AdmissionDeps {
   readonly mempool: Mempool;
   readonly now: () => number;
   readonly nonceWindowMs: number;
-  /** Told after each admission so the engine can propose. */
-  readonly onAdmitted: () => void;
+  /** Told after each admission (with the transaction's bytes) so the engine can propose and peers hear of it. */
+  readonly onAdmitted: (tx: Uint8Array) => void;
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
   // Recover lazily: the first binding that yields a known signer ends the search.
   const seen: string[] = [];
   let signer: string | null = null;
+  let tx: { bytes: Uint8Array; hash: string } | undefined;
   for (const binding of allowedBindings(d.auth)) {
-    const address = await d.recovery.recover(req, binding);
+    // The action binding comes first and brings the transaction's bytes and hash with it.
+    let address: string | null;
+    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req));
+    else address = await d.recovery.recover(req, binding);
     if (address === null) continue;
     seen.push(address);
     signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
@@ -47,9 +51,9 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   const refusal = nonceRefusal(d.exchange.state.nonces.get(signer), req.nonce);
   if (refusal !== null) return { kind: 'rejected', error: { ...refusal, details: { nonce: req.nonce } } };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
-  const bytes = encodeRequest(req);
-  const pending = d.mempool.add({ bytes, hash: txHash(bytes), signer, nonce: req.nonce });
-  d.onAdmitted();
+  const bytes = tx?.bytes ?? encodeRequest(req);
+  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce });
+  d.onAdmitted(bytes);
   const result = await pending;
   return result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result };
 }

@@ -1,10 +1,10 @@
 // The application side of consensus: executes decided blocks through exchange/, persists each
 // block with everything derived from it in one batch, then answers waiting requests.
 import {
-  headerHash, txHash, type Block, type Commit, type CommittedHead, type ConsensusApp,
+  evidenceKey, headerHash, txHash, type BftApp, type Block, type Commit, type CommittedHead,
 } from '../consensus/index.ts';
 import {
-  exchangeError, snapshotState, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
+  allowedBindings, exchangeError, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
@@ -15,11 +15,25 @@ import { decodeRequest, isEvmTx, toExchangeTx } from './tx-codec.ts';
 import type { EvmChain, EvmTxInput, ExecutedEvmBlock } from '../evm/index.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook } from './candles.ts';
+import { PortfolioIndex } from './portfolio.ts';
+import type { SignerRecovery } from './signer-pool.ts';
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
 
+/**
+ * Who signed a transaction: the signer admission chose (single validator), or the addresses its
+ * signature recovers to under each allowed binding, resolved against state when it executes
+ * (BFT: every node applies the same rule at the same point of the chain).
+ */
+export type SignerSpec = string | readonly string[];
+
 export interface ExecutedBlock {
+  /**
+   * The signer each transaction executed as ('' for system transactions; for an EVM transaction
+   * its sender's public key when known, else '').
+   */
+  readonly signers: string[];
   readonly results: { hash: string; result: TxResult }[];
   readonly events: ExchangeEvent[];
   readonly appHash: string;
@@ -43,11 +57,18 @@ export interface ChainOptions {
   /** Write a full state snapshot every this many blocks. */
   readonly snapshotInterval: number;
   readonly chainId: number;
+  /**
+   * Set under the BFT engine: blocks may come from other proposers, so signers are recovered for
+   * every block and chosen at execution, and transactions leave the mempool when they commit.
+   */
+  readonly bft?: { readonly auth: AuthConfig; readonly recovery: SignerRecovery };
 }
 
-export class Chain implements ConsensusApp {
+export class Chain implements BftApp {
   /** Hash and signer of each transaction reaped from the mempool, keyed by its bytes object. */
   private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string }>();
+  /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
+  private readonly evidence = new Set<string>();
 
   constructor(
     readonly store: ChainStore,
@@ -60,6 +81,7 @@ export class Chain implements ConsensusApp {
     readonly evm: EvmChain,
     /** Told of each committed block's EVM part (after it is durable), for the EVM pool and feeds. */
     private readonly onEvmBlock: (b: ExecutedEvmBlock) => void = () => {},
+    private readonly portfolio = new PortfolioIndex(),
   ) {}
 
   head(): CommittedHead {
@@ -85,32 +107,76 @@ export class Chain implements ConsensusApp {
     return this.mempool.size;
   }
 
+  proposalTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
+    return this.mempool.peek(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => p.bytes);
+  }
+
+  async storedBlock(height: number): Promise<{ block: Block; commit: Commit } | undefined> {
+    const s = await this.store.block(height);
+    if (s === undefined) return undefined;
+    const txs = s.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64')));
+    return { block: { header: s.header, txs, ...(s.evidence !== undefined ? { evidence: s.evidence } : {}) }, commit: s.commit };
+  }
+
+  evidenceCommitted(key: string): boolean {
+    return this.evidence.has(key);
+  }
+
+  async loadEvidenceIndex(): Promise<void> {
+    for (const k of await this.store.evidenceKeys()) this.evidence.add(k);
+  }
+
+  /** Addresses each user transaction's signature recovers to, under every allowed binding, in order. */
+  private async recoverCandidates(block: Block, bft: NonNullable<ChainOptions['bft']>): Promise<SignerSpec[]> {
+    return Promise.all(block.txs.map(async (bytes) => {
+      // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
+      if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
+      const req = decodeRequest(bytes);
+      if (req === null) return [];
+      const found: string[] = [];
+      for (const binding of allowedBindings(bft.auth)) {
+        const address = await bft.recovery.recover(req, binding);
+        if (address !== null && !found.includes(address)) found.push(address);
+      }
+      return found;
+    }));
+  }
+
   /**
    * Runs a block through the state machine. Used for new blocks and for replay at start-up;
    * `hashes` are the transactions' hashes when the caller has them already. Exchange and system
    * transactions run first, in block order; then the block's EVM transactions, in block order, as
    * one EVM block, so the EVM's read precompiles see the exchange state at the end of the block.
    */
-  async execute(block: Block, signers: readonly string[], hashes: readonly string[] = block.txs.map(txHash), sync = false): Promise<ExecutedBlock> {
+  async execute(block: Block, signers: readonly SignerSpec[], hashes: readonly string[] = block.txs.map(txHash), sync = false): Promise<ExecutedBlock> {
     const { header } = block;
     this.exchange.beginBlock(header.height, header.time);
     const results: ExecutedBlock['results'] = [];
     const events: ExchangeEvent[] = [];
+    const chosen: string[] = [];
     const evmTxs: EvmTxInput[] = [];
     block.txs.forEach((bytes, i) => {
       if (isEvmTx(bytes)) {
-        // The stored signer of an EVM transaction is its sender's public key, when recovered at admission.
+        // The signer of an EVM transaction is its sender's public key, when recovered at admission.
         const key = signers[i];
-        evmTxs.push({ bytes, publicKey: key !== undefined && key.length === 130 ? key : null });
+        const publicKey = typeof key === 'string' && key.length === 130 ? key : null;
+        chosen.push(publicKey ?? '');
+        evmTxs.push({ bytes, publicKey });
         return;
       }
       const system = decodeSystemTx(bytes);
       if (system !== null) {
+        chosen.push('');
         results.push({ hash: hashes[i] as string, result: this.executeSystem(system) });
         return;
       }
       const req = decodeRequest(bytes);
-      const tx = toExchangeTx(hashes[i] as string, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signers[i] ?? NO_SIGNER);
+      const spec = signers[i];
+      const signer = typeof spec === 'string' ? spec
+        : spec === undefined || req === null ? NO_SIGNER
+          : (knownSigner(this.exchange, spec.map((address) => ({ address })), req.vaultAddress) ?? spec[0] ?? NO_SIGNER);
+      chosen.push(signer);
+      const tx = toExchangeTx(hashes[i] as string, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signer);
       const outcome = req === null
         ? { result: { status: 'err', error: exchangeError('INVALID_ACTION', 'transaction does not decode') } as TxResult, events: [] }
         : this.exchange.execute(tx);
@@ -127,10 +193,14 @@ export class Chain implements ConsensusApp {
       if (stored === undefined) throw new Error(`EVM block ${header.height} missing below the EVM head ${this.evm.height}`);
       evmRoot = bytesToHex(stored.block.header.stateRoot);
     } else {
-      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, sync);
+      // The EVM store is fsync'd when the block acknowledges EVM transactions, and at snapshot
+      // heights so it is never behind a durable exchange snapshot; otherwise an empty EVM block
+      // lost to a power cut is rebuilt by replay.
+      const evmSync = (sync && evmTxs.length > 0) || header.height % this.opts.snapshotInterval === 0;
+      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, evmSync);
       evmRoot = evm.stateRoot;
     }
-    return { results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
+    return { signers: chosen, results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
   }
 
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */
@@ -140,13 +210,19 @@ export class Chain implements ConsensusApp {
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {
-    const admitted = block.txs.map((tx, i) => {
-      const known = this.reaped.get(tx);
-      if (known === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
-      return known;
-    });
-    const signers = admitted.map((a) => a.signer);
-    const executed = await this.execute(block, signers, admitted.map((a) => a.hash), block.txs.length > 0);
+    let executed: ExecutedBlock;
+    if (this.opts.bft !== undefined) {
+      const candidates = await this.recoverCandidates(block, this.opts.bft);
+      executed = await this.execute(block, candidates, undefined, block.txs.length > 0);
+    } else {
+      const admitted = block.txs.map((tx, i) => {
+        const known = this.reaped.get(tx);
+        if (known === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
+        return known;
+      });
+      executed = await this.execute(block, admitted.map((a) => a.signer), admitted.map((a) => a.hash), block.txs.length > 0);
+    }
+    const signers = executed.signers;
     const hash = headerHash(block.header);
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];
@@ -164,12 +240,15 @@ export class Chain implements ConsensusApp {
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
-    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, snapshot, sync: block.txs.length > 0 });
+    const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
+    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
-    for (const r of executed.results) this.mempool.settle(r.hash, r.result);
+    for (const e of block.evidence ?? []) this.evidence.add(evidenceKey(e));
+    const settle = (hash: string, result: TxResult) => (this.opts.bft !== undefined ? this.mempool.commit(hash, result) : this.mempool.settle(hash, result));
+    for (const r of executed.results) settle(r.hash, r.result);
     if (executed.evm !== null) {
       for (const o of executed.evm.outcomes) {
-        this.mempool.settle(o.hash, o.error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error: exchangeError('INVALID_ACTION', o.error) });
+        settle(o.hash, o.error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error: exchangeError('INVALID_ACTION', o.error) });
       }
       this.onEvmBlock(executed.evm);
     }
@@ -178,6 +257,7 @@ export class Chain implements ConsensusApp {
 
   /** Persists a snapshot of the current state (clean shutdown), so start-up replays nothing. */
   async saveSnapshot(): Promise<void> {
+    await this.evm.store.sync(); // the EVM store may not lag a durable snapshot
     await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state) });
   }
 
@@ -186,7 +266,7 @@ export class Chain implements ConsensusApp {
     for (let h = this.headState.height + 1; h <= to.height; h++) {
       const stored = await this.store.block(h);
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
-      const block: Block = { header: stored.header, txs: stored.txs.map((t) => Uint8Array.from(Buffer.from(t, 'base64'))) };
+      const block: Block = { header: stored.header, txs: stored.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64'))) };
       const executed = await this.execute(block, stored.signers);
       // Header h+1 records the app hash after h; the head records the last one.
       const recorded = h === to.height ? to.appHash : (await this.store.block(h + 1))?.header.appHash;

@@ -55,7 +55,8 @@ export class EvmPool {
     private readonly evm: EvmChain,
     private readonly mempool: Mempool,
     private readonly recovery: SignerRecovery,
-    private readonly onAdmitted: () => void,
+    /** Told of each admitted transaction (to propose, and to gossip it to the validators). */
+    private readonly onAdmitted: (bytes: Uint8Array) => void,
   ) {}
 
   /** Admits a raw transaction; resolves with its hash or throws an RpcError in geth's words. */
@@ -155,7 +156,7 @@ export class EvmPool {
     this.evm.remember(p.bytes, p.tx);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
     void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
-    this.onAdmitted();
+    this.onAdmitted(p.bytes);
   }
 
   /** The nonce after the sender's last admitted transaction (eth_getTransactionCount 'pending'). */

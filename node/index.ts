@@ -2,3 +2,6 @@
 export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig } from './node.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
 export { WorkerPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
+export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
+export { Mempool, type PendingTx } from './mempool.ts';
+export { ChainStore as ChainStoreForTests } from './storage.ts';

@@ -16,17 +16,17 @@ export interface PendingTx {
 export class Mempool {
   private queue: PendingTx[] = [];
   private head = 0;
+  /** Pending transactions; the queue may also hold tombstones of ones committed out of order. */
+  private live = 0;
   private readonly byHash = new Map<string, PendingTx>();
   private readonly nonces = new Set<string>();
-  /** Dropped transactions still in the queue; reaping skips them. */
-  private readonly dropped = new Set<PendingTx>();
   /** Resolved with the result once the block is durable, or null if the node halted first. */
   private readonly waiters = new Map<string, ((r: TxResult | null) => void)[]>();
 
   constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.queue.length - this.head - this.dropped.size;
+    return this.live;
   }
 
   full(): boolean {
@@ -46,6 +46,7 @@ export class Mempool {
       this.byHash.set(p.hash, p);
       if (p.nonce !== null) this.nonces.add(`${p.signer}:${p.nonce}`);
       this.queue.push(p);
+      this.live += 1;
     });
   }
 
@@ -58,9 +59,9 @@ export class Mempool {
   drop(hash: string): void {
     const p = this.byHash.get(hash);
     if (p === undefined) return;
-    this.byHash.delete(hash);
-    this.dropped.add(p);
+    this.byHash.delete(hash); // its queue entry is now a tombstone
     if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
+    this.live -= 1;
     for (const resolve of this.waiters.get(hash) ?? []) resolve(null);
     this.waiters.delete(hash);
   }
@@ -76,8 +77,8 @@ export class Mempool {
     let gas = 0n;
     while (out.length < maxTxs && this.head < this.queue.length) {
       const p = this.queue[this.head] as PendingTx;
-      if (this.dropped.delete(p)) {
-        this.head += 1;
+      if (this.byHash.get(p.hash) !== p) {
+        this.head += 1; // a tombstone: dropped, or committed out of order
         continue;
       }
       if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
@@ -91,11 +92,57 @@ export class Mempool {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+    this.live -= out.length;
     for (const p of out) {
       this.byHash.delete(p.hash);
       if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
     }
     return out;
+  }
+
+  /**
+   * Pending transactions in admission order, left in the pool (a BFT proposal may lose): at most
+   * `maxTxs`, `maxBytes` unless the first alone exceeds it, and `maxGas` of EVM gas limits (as
+   * `reap`). They leave with `commit`.
+   */
+  peek(maxTxs: number, maxBytes: number, maxGas = 2n ** 64n): PendingTx[] {
+    const out: PendingTx[] = [];
+    let bytes = 0;
+    let gas = 0n;
+    for (let i = this.head; i < this.queue.length && out.length < maxTxs; i++) {
+      const p = this.queue[i] as PendingTx;
+      if (this.byHash.get(p.hash) !== p) continue; // committed already: a tombstone
+      if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
+      if (p.gas !== undefined && gas + p.gas > maxGas) break;
+      bytes += p.bytes.length;
+      gas += p.gas ?? 0n;
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** The pending transaction with this hash, if any. */
+  pending(hash: string): PendingTx | undefined {
+    return this.byHash.get(hash);
+  }
+
+  /**
+   * A block carrying `hash` committed (BFT: it may have been proposed elsewhere): the transaction
+   * leaves the pool, if it was here, and its waiters get the result.
+   */
+  commit(hash: string, result: TxResult): void {
+    const p = this.byHash.get(hash);
+    if (p !== undefined) {
+      this.byHash.delete(hash);
+      if (p.nonce !== null) this.nonces.delete(`${p.signer}:${p.nonce}`);
+      this.live -= 1;
+      while (this.head < this.queue.length && this.byHash.get((this.queue[this.head] as PendingTx).hash) !== this.queue[this.head]) this.head += 1;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+    }
+    this.settle(hash, result);
   }
 
   /** The node halted: nothing more will commit. Every waiting request is answered with null. */
@@ -104,9 +151,9 @@ export class Mempool {
     this.waiters.clear();
     this.byHash.clear();
     this.nonces.clear();
-    this.dropped.clear();
     this.queue = [];
     this.head = 0;
+    this.live = 0;
   }
 
   /** Answers everyone waiting on `hash` (after its block is durable). */

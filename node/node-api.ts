@@ -5,6 +5,7 @@ import type { ExchangeRequest, MarketRules, NodeApi, SubmitOutcome } from '../rp
 import type { Chain } from './chain.ts';
 import type { ChainStore } from './storage.ts';
 import { CANDLE_INTERVALS, type CandleBook } from './candles.ts';
+import { portfolioView } from './portfolio.ts';
 
 /** Fills kept reachable per user by `userFills`. */
 const USER_FILLS_LIMIT = 2000;
@@ -66,6 +67,10 @@ export function makeNodeApi(deps: {
     l2Book: (coin) => views.l2Book(state, coin),
     clearinghouseState: (user) => views.clearinghouseState(state, user),
     spotClearinghouseState: (user) => views.spotClearinghouseState(state, user),
+    async portfolio(user) {
+      const live = views.portfolioFigures(state, user);
+      return live === null ? [] : portfolioView(await store.portfolioSamples(user), live, state.time);
+    },
     async userFees(user) {
       const fills = await store.userFills(user, USER_FILLS_LIMIT);
       return { dailyUserVlm: dailyVolume(fills), ...views.feeSchedule(state) };

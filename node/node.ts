@@ -3,8 +3,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import {
-  SoloEngine, generateValidatorKey, txHash, validatorKeyFromPem, type ConsensusEngine, type ValidatorKey,
+  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, ValidatorSet, generateValidatorKey,
+  txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
   Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
@@ -21,7 +23,8 @@ import { Mempool } from './mempool.ts';
 import { CANDLE_INTERVALS, CandleBook } from './candles.ts';
 import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signer-pool.ts';
 import { DevnetPriceFeeder } from './price-feeder.ts';
-import { encodeOracleTx } from './system-tx.ts';
+import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
+import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 
@@ -56,6 +59,12 @@ export interface NodeConfig {
   readonly log: (line: string) => void;
   /** Wall clock (ms); block times and nonce admission use it. */
   readonly now: () => number;
+  /** Multi-validator networks: where libp2p listens and the peers it dials; null on a devnet. */
+  readonly p2p: { readonly listen: string; readonly peers: readonly string[] } | null;
+  /** BFT round timeouts. */
+  readonly timeouts: TimeoutConfig;
+  /** Block sync progress (BFT): our head and the peers'; equal when caught up. */
+  readonly onSyncProgress?: (height: number, target: number) => void;
 }
 
 export const DEFAULT_NODE_CONFIG = {
@@ -77,6 +86,8 @@ export const DEFAULT_NODE_CONFIG = {
   fresh: false,
   log: (line: string) => console.log(line),
   now: () => Date.now(),
+  p2p: null as NodeConfig['p2p'],
+  timeouts: DEFAULT_TIMEOUTS,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -107,6 +118,19 @@ async function openEvm(dataDir: string, genesis: LoadedGenesis, exchange: Exchan
   } catch (err) {
     await store.close();
     throw err;
+  }
+}
+
+/** The node's network identity (libp2p), separate from its validator key: a 32-byte ed25519 seed. */
+async function loadOrCreateNodeKey(dataDir: string): Promise<Uint8Array> {
+  const path = join(dataDir, 'node_key.hex');
+  try {
+    return Uint8Array.from(Buffer.from((await readFile(path, 'utf8')).trim(), 'hex'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const seed = randomBytes(32);
+    await writeFile(path, `${seed.toString('hex')}\n`, { mode: 0o600 });
+    return seed;
   }
 }
 
@@ -180,7 +204,14 @@ export class SvcNode {
     readonly evm: EvmChain,
     private readonly eth: EthServer | null,
     readonly rpcPort: number | null,
+    private readonly transport: Libp2pTransport | null,
   ) {}
+
+  /** libp2p addresses with this node's peer id (BFT nodes), for other nodes' peer lists. */
+  get p2pAddresses(): string[] {
+    const t = this.transport;
+    return t === null ? [] : t.addresses.map((a) => (a.includes('/p2p/') ? a : `${a}/p2p/${t.peerId}`));
+  }
 
   /** The EVM JSON-RPC endpoint (HTTP; the same port serves WebSocket). */
   get rpcUrl(): string | null {
@@ -205,8 +236,9 @@ export class SvcNode {
     await mkdir(config.dataDir, { recursive: true });
     const key = await loadOrCreateKey(config.dataDir);
     const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey });
-    if (genesis.file.validators.length > 0 && !(genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey)) {
-      throw new NodeStartError('this genesis names other validators: multi-validator networks need the BFT engine');
+    const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
+    if (!solo && config.p2p === null) {
+      throw new NodeStartError('this genesis names other validators: give the node p2p settings (listen address and peers)');
     }
     const store = await openStore(config.dataDir);
     const cleanups: (() => Promise<void>)[] = [];
@@ -229,11 +261,22 @@ export class SvcNode {
     const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
     cleanups.push(() => evm.store.close());
     let pool: EvmPool | null = null;
-    const chain = new Chain(store, exchange, from, mempool, bus, { snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId }, candles, evm, (b) => {
+    const auth: AuthConfig = {
+      domain: exchangeDomain(genesis.file.chainId),
+      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
+      literalNonceBinding: genesis.file.auth.literalNonceBinding,
+    };
+    const recovery = await startRecovery(auth, config);
+    // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.
+    const p2p = config.p2p;
+    const chain = new Chain(store, exchange, from, mempool, bus, {
+      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, ...(p2p !== null ? { bft: { auth, recovery } } : {}),
+    }, candles, evm, (b) => {
       pool?.onBlock(b);
       bus.publishEvmBlock(b);
     });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
+    await chain.loadEvidenceIndex();
     for (const m of exchange.state.markets) {
       for (const interval of Object.keys(CANDLE_INTERVALS)) {
         const last = await store.lastCandle(m.name, interval);
@@ -241,26 +284,76 @@ export class SvcNode {
       }
     }
     let fatal: unknown = null;
-    const engine = new SoloEngine(chain, {
-      chainId: genesis.file.chainId,
-      key,
-      now: config.now,
-      batchDelayMs: config.batchDelayMs,
-      emptyBlockIntervalMs: config.emptyBlockIntervalMs,
-      maxBlockTxs: config.maxBlockTxs,
-      maxBlockBytes: config.maxBlockBytes,
-      onFatal: (err) => {
-        fatal = err;
-        mempool.failAll();
-        config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    const onFatal = (err: unknown): void => {
+      fatal = err;
+      mempool.failAll();
+      config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    };
+    let transport: Libp2pTransport | null = null;
+    let engine: ConsensusEngine;
+    if (p2p !== null) {
+      transport = await Libp2pTransport.start({
+        chainId: genesis.file.chainId, nodeKeySeed: await loadOrCreateNodeKey(config.dataDir), listen: p2p.listen, peers: p2p.peers, log: config.log,
+      });
+      const listed = genesis.file.validators.length > 0 ? genesis.file.validators : [{ pubKey: key.publicKey, power: 1 }];
+      const validators = new ValidatorSet(listed.map((v) => ({ publicKey: v.pubKey.toLowerCase(), power: v.power })));
+      engine = new BftEngine(chain, {
+        chainId: genesis.file.chainId,
+        validators,
+        guard: validators.has(key.publicKey) ? new SignGuard(key, new FileGuardStore(join(config.dataDir, 'sign_state.json'))) : null,
+        wal: new FileWal(join(config.dataDir, 'consensus.wal')),
+        transport,
+        timeouts: config.timeouts,
+        now: config.now,
+        batchDelayMs: config.batchDelayMs,
+        emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+        maxBlockTxs: config.maxBlockTxs,
+        maxBlockBytes: config.maxBlockBytes,
+        maxClockDriftMs: 1000,
+        tickMs: 500,
+        evidenceMaxAge: 10_000,
+        onFatal,
+        log: config.log,
+        ...(config.onSyncProgress !== undefined ? { onSyncProgress: config.onSyncProgress } : {}),
+      });
+    } else {
+      engine = new SoloEngine(chain, {
+        chainId: genesis.file.chainId,
+        key,
+        now: config.now,
+        batchDelayMs: config.batchDelayMs,
+        emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+        maxBlockTxs: config.maxBlockTxs,
+        maxBlockBytes: config.maxBlockBytes,
+        onFatal,
+      });
+    }
+    const admission = (gossip: boolean) => ({
+      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs,
+      onAdmitted: (tx: Uint8Array) => {
+        engine.notifyTxs();
+        if (gossip) transport?.broadcastTx(tx);
       },
     });
-    const auth: AuthConfig = {
-      domain: exchangeDomain(genesis.file.chainId),
-      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
-      literalNonceBinding: genesis.file.auth.literalNonceBinding,
-    };
-    const recovery = await startRecovery(auth, config);
+    // Transactions gossiped by peers go through the same admission; they are not gossiped again
+    // (validators and full nodes dial every validator).
+    transport?.onTx((_from, bytes) => {
+      if (fatal !== null) return;
+      const system = decodeSystemTx(bytes);
+      if (system !== null) {
+        if (!verifySystemTx(genesis.file.chainId, system)) return;
+        void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
+        engine.notifyTxs();
+        return;
+      }
+      if (isEvmTx(bytes)) {
+        // Its own admission; a transaction this node already knows is refused quietly.
+        void pool?.submit(bytes).catch(() => {});
+        return;
+      }
+      const req = decodeRequest(bytes);
+      if (req !== null) void admit(admission(false), req);
+    });
     const api = makeNodeApi({
       candles,
       exchange,
@@ -270,9 +363,12 @@ export class SvcNode {
       submit: (req) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
-          : admit({ auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, onAdmitted: () => engine.notifyTxs() }, req),
+          : admit(admission(true), req),
     });
-    const evmPool = new EvmPool(evm, mempool, recovery, () => engine.notifyTxs());
+    const evmPool = new EvmPool(evm, mempool, recovery, (bytes) => {
+      engine.notifyTxs();
+      transport?.broadcastTx(bytes);
+    });
     pool = evmPool;
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
     const restPort = await rest.listen();
@@ -318,8 +414,9 @@ export class SvcNode {
       const bytes = encodeOracleTx(genesis.file.chainId, key, config.now(), prices);
       void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
       engine.notifyTxs();
+      transport?.broadcastTx(bytes);
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -330,6 +427,7 @@ export class SvcNode {
       this.eth?.close();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.engine.stop();
+      await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       await this.store.close();

@@ -3,14 +3,18 @@
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start.
 import { Worker } from 'node:worker_threads';
-import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import type { RecoveryJob } from './signer-worker.ts';
-import { recoverEvmKey, type EvmSignature } from './evm-signature.ts';
+import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
+import type { EvmSignature } from './evm-signature.ts';
+import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
+
+export type { RecoveryOut } from './signer-worker.ts';
 
 export interface SignerRecovery {
   /** The address the request's signature recovers to under `binding`, or null. */
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
-  /** The public key (64 bytes, hex) that made an EVM transaction's signature, or null. */
+  /** The action binding's address, with the transaction's bytes and hash computed alongside. */
+  recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
+  /** The 64-byte public key (hex) that signed an EVM transaction, or null. */
   recoverEvm(sig: EvmSignature): Promise<string | null>;
   close(): Promise<void>;
 }
@@ -19,11 +23,15 @@ export class InlineRecovery implements SignerRecovery {
   constructor(private readonly auth: AuthConfig) {}
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
-    return recoverSigner(this.auth, req, binding);
+    return runJob(this.auth, { req, binding, encode: false }).address;
+  }
+
+  async recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
+    return runJob(this.auth, { req, binding: 'action', encode: true });
   }
 
   async recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return recoverEvmKey(sig);
+    return runJob(this.auth, { evm: sig }).address;
   }
 
   async close(): Promise<void> {}
@@ -32,10 +40,12 @@ export class InlineRecovery implements SignerRecovery {
 interface Lane {
   readonly worker: Worker;
   /** Jobs gathered this tick, and the batches in flight by sequence. */
-  pending: { job: RecoveryJob; resolve: (a: string | null) => void }[];
-  readonly inFlight: Map<number, ((a: string | null) => void)[]>;
+  pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
+  readonly inFlight: Map<number, ((a: RecoveryOut) => void)[]>;
   queued: number;
 }
+
+const NONE: RecoveryOut = { address: null };
 
 /** Largest batch sent to one worker at once. */
 const MAX_BATCH = 256;
@@ -59,12 +69,12 @@ export class WorkerPoolRecovery implements SignerRecovery {
           worker.once('message', () => resolve());
         });
         const lane: Lane = { worker, pending: [], inFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: (string | null)[] }) => {
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] }) => {
           const resolvers = lane.inFlight.get(msg.seq);
           if (resolvers === undefined) return;
           lane.inFlight.delete(msg.seq);
           lane.queued -= resolvers.length;
-          resolvers.forEach((r, i) => r(msg.out[i] ?? null));
+          resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
         });
         return lane;
       }),
@@ -72,15 +82,23 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return new WorkerPoolRecovery(lanes);
   }
 
-  recover(req: SignedFields, binding: Binding): Promise<string | null> {
-    return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding });
+  async recover(req: SignedFields, binding: Binding): Promise<string | null> {
+    return (await this.submit(req, binding, false)).address;
   }
 
-  recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } });
+  recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
+    return this.submit(req, 'action', true);
   }
 
-  private enqueue(job: RecoveryJob): Promise<string | null> {
+  async recoverEvm(sig: EvmSignature): Promise<string | null> {
+    return (await this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } })).address;
+  }
+
+  private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
+    return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode });
+  }
+
+  private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
       // The lane with the least work queued takes it.
       let lane = this.lanes[0] as Lane;
@@ -109,8 +127,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   async close(): Promise<void> {
     for (const lane of this.lanes) {
-      for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(null);
-      for (const p of lane.pending) p.resolve(null);
+      for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(NONE);
+      for (const p of lane.pending) p.resolve(NONE);
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }

@@ -1,22 +1,44 @@
-// A signer-recovery worker: batches of requests in, recovered addresses out (same order).
+// A signer-recovery worker: batches of jobs in, results out (same order). An exchange request
+// under one binding recovers its address; a job marked `encode` also returns the transaction's
+// bytes and hash, built from the same canonical action text the binding hashes, so the event
+// loop neither canonicalizes nor hashes it. An EVM transaction's signature recovers its key.
 import { parentPort, workerData } from 'node:worker_threads';
+import { txHash } from '../consensus/index.ts';
 import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
+import { canonicalize } from '../primitives/index.ts';
 import { recoverEvmKey, type EvmSignature } from './evm-signature.ts';
+import { encodeRequest } from './tx-codec.ts';
 
-/** An exchange request under one binding, or an EVM transaction's signing digest and signature. */
 export type RecoveryJob =
-  | { readonly req: SignedFields; readonly binding: Binding }
+  | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean }
   | { readonly evm: EvmSignature };
 
-const auth = (workerData as { auth: AuthConfig }).auth;
-parentPort?.on('message', (batch: { seq: number; jobs: RecoveryJob[] }) => {
-  const out = batch.jobs.map((j) => {
-    try {
-      return 'evm' in j ? recoverEvmKey(j.evm) : recoverSigner(auth, j.req, j.binding);
-    } catch {
-      return null;
-    }
+export interface RecoveryOut {
+  /** The recovered address (exchange requests) or 64-byte public key hex (EVM), or null. */
+  readonly address: string | null;
+  /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
+  readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
+}
+
+/** One job; the same computation runs inline where there are no workers. */
+export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
+  try {
+    if ('evm' in j) return { address: recoverEvmKey(j.evm) };
+    const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
+    const address = recoverSigner(auth, j.req, j.binding, canonical);
+    if (!j.encode) return { address };
+    const bytes = encodeRequest(j.req, canonical);
+    return { address, tx: { bytes, hash: txHash(bytes) } };
+  } catch {
+    return { address: null };
+  }
+}
+
+if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
+  const auth = (workerData as { auth: AuthConfig }).auth;
+  const port = parentPort;
+  port.on('message', (batch: { seq: number; jobs: RecoveryJob[] }) => {
+    port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
   });
-  parentPort?.postMessage({ seq: batch.seq, out });
-});
-parentPort?.postMessage({ ready: true });
+  port.postMessage({ ready: true });
+}

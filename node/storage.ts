@@ -1,10 +1,11 @@
 // The node's level database: blocks with their commits, the committed head, state snapshots and
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
-import type { Block, BlockHeader, Commit } from '../consensus/index.ts';
+import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
+import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 
 export interface StoredHead {
   readonly height: number;
@@ -22,6 +23,8 @@ export interface StoredBlock {
   /** Recovered signer of each transaction (a local verification cache). */
   readonly signers: string[];
   readonly commit: Commit;
+  /** Equivocation evidence the block commits (BFT); absent when none. */
+  readonly evidence?: Evidence[];
 }
 
 export interface StoredSnapshot {
@@ -46,6 +49,7 @@ export interface BlockWrite {
   readonly fundingRates: readonly FundingRateRecord[];
   readonly liquidations: readonly LiquidationRecord[];
   readonly candles: readonly StoredCandle[];
+  readonly portfolio: readonly PortfolioRow[];
   readonly snapshot: StoredSnapshot | null;
   /** fsync before resolving: set when the block acknowledges actions. */
   readonly sync: boolean;
@@ -63,6 +67,8 @@ export class ChainStore {
   private readonly rates;
   private readonly liquidations;
   private readonly candles;
+  private readonly portfolio;
+  private readonly evidence;
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -74,6 +80,13 @@ export class ChainStore {
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
     this.candles = this.db.sublevel<string, StoredCandle>('candle', { valueEncoding: 'json' });
+    this.portfolio = this.db.sublevel<string, PortfolioSample>('pf', { valueEncoding: 'json' });
+    this.evidence = this.db.sublevel<string, number>('evid', { valueEncoding: 'json' });
+  }
+
+  /** Keys (`evidenceKey`) of all committed evidence; few, so held in memory by the chain. */
+  async evidenceKeys(): Promise<string[]> {
+    return this.evidence.keys().all();
   }
 
   open(): Promise<void> {
@@ -114,6 +127,7 @@ export class ChainStore {
       txs: w.block.txs.map((tx) => Buffer.from(tx).toString('base64')),
       signers: [...w.signers],
       commit: w.commit,
+      ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
     const batch = this.db.batch();
     batch.put(key(w.block.header.height), stored, { sublevel: this.blocks });
@@ -124,6 +138,8 @@ export class ChainStore {
     for (const r of w.fundingRates) batch.put(`${r.coin}!${key(r.time)}`, r, { sublevel: this.rates });
     w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
     for (const c of w.candles) batch.put(`${c.coin}!${c.interval}!${key(c.t)}`, c, { sublevel: this.candles });
+    for (const p of w.portfolio) batch.put(`${p.user}!${key(p.sample[0])}`, p.sample, { sublevel: this.portfolio });
+    for (const e of w.block.evidence ?? []) batch.put(evidenceKey(e), w.block.header.height, { sublevel: this.evidence });
     if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
     await batch.write({ sync: w.sync } as never);
   }
@@ -176,6 +192,13 @@ export class ChainStore {
   async lastCandle(coin: string, interval: string): Promise<StoredCandle | undefined> {
     for await (const c of this.candles.values({ gte: `${coin}!${interval}!`, lt: `${coin}!${interval}!~`, reverse: true, limit: 1 })) return c;
     return undefined;
+  }
+
+  /** An account's portfolio samples, oldest first. */
+  async portfolioSamples(user: string): Promise<PortfolioSample[]> {
+    const out: PortfolioSample[] = [];
+    for await (const s of this.portfolio.values({ gt: `${user}!`, lt: `${user}!~` })) out.push(s);
+    return out;
   }
 
   orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {

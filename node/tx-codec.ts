@@ -17,8 +17,10 @@ export function isEvmTx(bytes: Uint8Array): boolean {
   return bytes.length > 0 && bytes[0] !== 0x7b;
 }
 
-export function encodeRequest(req: SignedRequest): Uint8Array {
-  return utf8(canonicalize({ action: req.action, nonce: req.nonce, signature: req.signature, vaultAddress: req.vaultAddress }));
+export function encodeRequest(req: SignedRequest, canonicalAction = canonicalize(req.action)): Uint8Array {
+  // The four keys are already in canonical (sorted) order: the action's canonical text is reused.
+  const vault = req.vaultAddress === null ? 'null' : JSON.stringify(req.vaultAddress);
+  return utf8(`{"action":${canonicalAction},"nonce":${canonicalize(req.nonce)},"signature":${canonicalize(req.signature)},"vaultAddress":${vault}}`);
 }
 
 /** Decodes block bytes; a malformed transaction decodes to a request no account can have signed. */

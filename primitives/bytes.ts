@@ -10,7 +10,14 @@ export function isHex(text: unknown, bytes?: number): text is string {
 
 export function hexToBytes(text: string): Uint8Array {
   if (!HEX_RE.test(text) || text.length % 2 !== 0) throw new TypeError(`not a hex string: ${text.slice(0, 20)}`);
-  return Uint8Array.from(Buffer.from(text.slice(2), 'hex'));
+  return copyOf(Buffer.from(text.slice(2), 'hex'));
+}
+
+/** A plain Uint8Array with its own buffer (a Buffer may be a view into a shared pool slab). */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return out;
 }
 
 export function bytesToHex(bytes: Uint8Array): string {
@@ -18,11 +25,21 @@ export function bytesToHex(bytes: Uint8Array): string {
 }
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  return Uint8Array.from(Buffer.concat(parts));
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
+const encoder = new TextEncoder();
+
 export function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
+  return encoder.encode(text);
 }
 
 /** 20-byte address, 0x-prefixed, lowercase. */

@@ -1,13 +1,72 @@
-// Hashing and secp256k1 signer recovery. @noble/* is the reference implementation; recovery uses
-// the native libsecp256k1 of the `secp256k1` package when it loads (about 20x faster), with
-// tests holding the two equal.
+// Hashing and secp256k1 signer recovery. @noble/* is the reference implementation; the hot
+// paths use native code shipped in npm packages when it loads: libsecp256k1 of `secp256k1`
+// (about 20x faster) and the XKCP Keccak of `keccak` (about 4x faster on short inputs), with
+// tests holding each equal to the reference.
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, type Address } from './bytes.ts';
 
-export function keccak256(data: Uint8Array): Uint8Array {
+const require = createRequire(import.meta.url);
+const pureJs = process.env.SVC_PURE_JS_CRYPTO === '1';
+
+/** The N-API sponge of the `keccak` package, used directly: its stream wrapper costs more than the hash. */
+interface NativeKeccakState {
+  initialize(rate: number, capacity: number): void;
+  absorb(data: Uint8Array): void;
+  absorbLastFewBits(bits: number): void;
+  squeeze(length: number): Uint8Array;
+}
+
+function loadNativeKeccak(): NativeKeccakState | null {
+  if (pureJs) return null;
+  try {
+    const load = require('node-gyp-build') as (dir: string) => { KeccakState?: new () => NativeKeccakState } | (new () => NativeKeccakState);
+    const addon = load(dirname(require.resolve('keccak/package.json')));
+    const State = typeof addon === 'function' ? addon : addon.KeccakState;
+    if (State === undefined) return null;
+    const state = new State();
+    // Known answer: keccak256("") must hold before the native sponge is trusted.
+    state.initialize(1088, 512);
+    state.absorbLastFewBits(0x01);
+    const empty = bytesToHex(state.squeeze(32));
+    return empty === '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470' ? state : null;
+  } catch {
+    return null; // no prebuilt binary for this platform: the pure JS path serves
+  }
+}
+
+const nativeKeccak = loadNativeKeccak();
+
+/** Whether keccak256 runs on the native sponge. */
+export const nativeKeccak256 = nativeKeccak !== null;
+
+/** Pure JS keccak256 (the reference). */
+export function keccak256Noble(data: Uint8Array): Uint8Array {
   return keccak_256(data);
+}
+
+export function keccak256(data: Uint8Array): Uint8Array {
+  if (nativeKeccak === null) return keccak_256(data);
+  // One sponge per thread, reset per call: JS is single-threaded, so calls never interleave.
+  nativeKeccak.initialize(1088, 512);
+  nativeKeccak.absorb(data);
+  nativeKeccak.absorbLastFewBits(0x01);
+  return new Uint8Array(nativeKeccak.squeeze(32));
+}
+
+/** keccak256 of the concatenation of `parts`, absorbed in place (no joined copy). */
+export function keccak256Concat(...parts: Uint8Array[]): Uint8Array {
+  if (nativeKeccak === null) {
+    const h = keccak_256.create();
+    for (const p of parts) h.update(p);
+    return h.digest();
+  }
+  nativeKeccak.initialize(1088, 512);
+  for (const p of parts) nativeKeccak.absorb(p);
+  nativeKeccak.absorbLastFewBits(0x01);
+  return new Uint8Array(nativeKeccak.squeeze(32));
 }
 
 const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -25,9 +84,9 @@ interface NativeSecp256k1 {
 }
 
 function loadNative(): NativeSecp256k1 | null {
-  if (process.env.SVC_PURE_JS_CRYPTO === '1') return null;
+  if (pureJs) return null;
   try {
-    return createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+    return require('secp256k1/bindings.js') as NativeSecp256k1;
   } catch {
     return null; // no prebuilt binary for this platform: the pure JS path serves
   }

@@ -1,6 +1,6 @@
 // EIP-712 hashing of the exchange's `Agent {string source, bytes32 connectionId}` message.
 import { concatBytes, hexToBytes, utf8 } from './bytes.ts';
-import { keccak256 } from './crypto.ts';
+import { keccak256, keccak256Concat } from './crypto.ts';
 
 export interface Eip712Domain {
   name: string;
@@ -12,6 +12,7 @@ export interface Eip712Domain {
 const DOMAIN_TYPE = keccak256(
   utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
 );
+const EIP191_PREFIX = Uint8Array.of(0x19, 0x01);
 const AGENT_TYPE = keccak256(utf8('Agent(string source,bytes32 connectionId)'));
 
 function word(value: bigint): Uint8Array {
@@ -41,6 +42,6 @@ export function agentDigest(separator: Uint8Array, source: string, connectionId:
     sourceHash = keccak256(utf8(source));
     if (sourceHashes.size < 16) sourceHashes.set(source, sourceHash);
   }
-  const struct = keccak256(concatBytes(AGENT_TYPE, sourceHash, connectionId));
-  return keccak256(concatBytes(Uint8Array.of(0x19, 0x01), separator, struct));
+  const struct = keccak256Concat(AGENT_TYPE, sourceHash, connectionId);
+  return keccak256Concat(EIP191_PREFIX, separator, struct);
 }

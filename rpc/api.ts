@@ -51,6 +51,8 @@ export interface NodeApi {
   clearinghouseState(user: Address): ReturnType<typeof views.clearinghouseState>;
   spotClearinghouseState(user: Address): ReturnType<typeof views.spotClearinghouseState>;
   userFees(user: Address): Promise<unknown>;
+  /** Hyperliquid's `portfolio`: account value and PnL history per window; [] for an unknown account. */
+  portfolio(user: Address): Promise<unknown>;
   spotMarkets(): ReturnType<typeof views.spotMarkets>;
   extraAgents(user: Address): ReturnType<typeof views.extraAgents>;
   subAccounts(user: Address): ReturnType<typeof views.subAccounts>;

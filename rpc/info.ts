@@ -51,6 +51,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   frontendOpenOrders: (api, body) => api.openOrders(requireAddress(body, 'user')),
   spotClearinghouseState: (api, body) => api.spotClearinghouseState(requireAddress(body, 'user')),
   userFees: (api, body) => api.userFees(requireAddress(body, 'user')),
+  portfolio: (api, body) => api.portfolio(requireAddress(body, 'user')),
   extraAgents: (api, body) => api.extraAgents(requireAddress(body, 'user')),
   subAccounts: (api, body) => api.subAccounts(requireAddress(body, 'user')),
   userRateLimit: (api, body) => api.userRateLimit(requireAddress(body, 'user')),
@@ -78,10 +79,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 };
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
-const PLANNED = new Set([
-  'portfolio',
-  'referral', 'delegatorSummary',
-]);
+const PLANNED = new Set(['referral', 'delegatorSummary']);
 
 type Fill = Awaited<ReturnType<NodeApi['userFills']>>[number];
 

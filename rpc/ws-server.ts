@@ -48,11 +48,20 @@ const CANDLE_INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h'
 const USER_TYPES = new Set(['userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification']);
 const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx']);
 
+type PublicSubscription = Exclude<Subscription, { user: string }>;
+const isPublic = (s: Subscription): s is PublicSubscription => !('user' in s);
+
 export class WsServer {
   private readonly app: uWS.TemplatedApp;
   private readonly listener: UwsListener;
   private readonly conns = new Set<uWS.WebSocket<Conn>>();
   private readonly perIp = new Map<string, number>();
+  /**
+   * Public streams (books, trades, mids, contexts, candles) by topic, the subscription's canonical
+   * key: each block's message is built and serialized once and fanned out by uWS's pub/sub, so a
+   * thousand subscribers cost one JSON.stringify, not a thousand.
+   */
+  private readonly topics = new Map<string, PublicSubscription>();
   private readonly unsubscribeFeed: () => void;
 
   constructor(
@@ -165,13 +174,19 @@ export class WsServer {
     const key = canonicalize(sub);
     if (method === 'unsubscribe') {
       if (!subs.delete(key)) return this.error(ws, `Not subscribed: ${key}`);
+      if (isPublic(sub)) ws.unsubscribe(key);
       return this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     }
     if (subs.has(key)) return this.error(ws, `Already subscribed: ${key}`);
     if (subs.size >= this.opts.maxSubscriptions) return this.error(ws, `At most ${this.opts.maxSubscriptions} subscriptions per connection`);
     subs.set(key, sub);
     this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
-    void this.snapshot(ws, sub);
+    void this.snapshot(ws, sub).then(() => {
+      // Pushes start after the snapshot, and only while the connection lives.
+      if (!isPublic(sub) || !this.conns.has(ws) || !subs.has(key)) return;
+      ws.subscribe(key);
+      this.topics.set(key, sub);
+    });
   }
 
   /** The first message of a subscription, where Hyperliquid sends one. */
@@ -217,6 +232,34 @@ export class WsServer {
     }
   }
 
+  /** The messages one block gives a public subscription (none when it did not touch it). */
+  private publicMessages(
+    sub: PublicSubscription, b: FeedBlock, touchedCoins: Set<string>, trades: Map<string, unknown[]>, book: (coin: string) => unknown,
+  ): unknown[] {
+    switch (sub.type) {
+      case 'allMids':
+        return touchedCoins.size > 0 ? [{ channel: 'allMids', data: { mids: this.api.allMids() } }] : [];
+      case 'l2Book':
+        return touchedCoins.has(sub.coin) ? [{ channel: 'l2Book', data: book(sub.coin) }] : [];
+      case 'bbo': {
+        if (!touchedCoins.has(sub.coin)) return [];
+        const levels = (book(sub.coin) as { levels: [unknown[], unknown[]] } | null)?.levels;
+        return [{ channel: 'bbo', data: { coin: sub.coin, time: b.header.time, bbo: [levels?.[0][0] ?? null, levels?.[1][0] ?? null] } }];
+      }
+      case 'trades': {
+        const t = trades.get(sub.coin);
+        return t === undefined ? [] : [{ channel: 'trades', data: t }];
+      }
+      case 'candle':
+        return b.candles.filter((c) => c.s === sub.coin && c.i === sub.interval).map((c) => ({ channel: 'candle', data: c }));
+      case 'activeAssetCtx': {
+        if (!touchedCoins.has(sub.coin)) return [];
+        const ctx = this.assetCtx(sub.coin);
+        return ctx === null ? [] : [{ channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } }];
+      }
+    }
+  }
+
   /** A perpetual's context (the `metaAndAssetCtxs` entry), or null for spot pairs. */
   private assetCtx(coin: string): unknown {
     const [meta, ctxs] = this.api.metaAndAssetCtxs();
@@ -258,27 +301,17 @@ export class WsServer {
     }
     const books = new Map<string, unknown>();
     const book = (coin: string) => books.get(coin) ?? books.set(coin, this.api.l2Book(coin)).get(coin);
-    let mids: Record<string, string> | null = null;
+    for (const [topic, sub] of this.topics) {
+      if (this.app.numSubscribers(topic) === 0) {
+        this.topics.delete(topic);
+        continue;
+      }
+      for (const msg of this.publicMessages(sub, b, touchedCoins, trades, book)) this.app.publish(topic, JSON.stringify(msg), false);
+    }
+    if (fills.size + orders.size + fundings.size + notices.size === 0) return;
     for (const ws of this.conns) {
       for (const sub of ws.getUserData().subs.values()) {
         switch (sub.type) {
-          case 'allMids':
-            if (touchedCoins.size > 0) this.send(ws, { channel: 'allMids', data: { mids: (mids ??= this.api.allMids()) } });
-            break;
-          case 'l2Book':
-            if (touchedCoins.has(sub.coin)) this.send(ws, { channel: 'l2Book', data: book(sub.coin) });
-            break;
-          case 'bbo':
-            if (touchedCoins.has(sub.coin)) {
-              const levels = (book(sub.coin) as { levels: [unknown[], unknown[]] } | null)?.levels;
-              this.send(ws, { channel: 'bbo', data: { coin: sub.coin, time: b.header.time, bbo: [levels?.[0][0] ?? null, levels?.[1][0] ?? null] } });
-            }
-            break;
-          case 'trades': {
-            const t = trades.get(sub.coin);
-            if (t !== undefined) this.send(ws, { channel: 'trades', data: t });
-            break;
-          }
           case 'userFills': {
             const f = fills.get(sub.user);
             if (f !== undefined) this.send(ws, { channel: 'userFills', data: { user: sub.user, fills: f } });
@@ -294,15 +327,6 @@ export class WsServer {
             if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
             break;
           }
-          case 'candle':
-            for (const c of b.candles) if (c.s === sub.coin && c.i === sub.interval) this.send(ws, { channel: 'candle', data: c });
-            break;
-          case 'activeAssetCtx':
-            if (touchedCoins.has(sub.coin)) {
-              const ctx = this.assetCtx(sub.coin);
-              if (ctx !== null) this.send(ws, { channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } });
-            }
-            break;
           case 'notification':
             for (const notification of notices.get(sub.user) ?? []) this.send(ws, { channel: 'notification', data: { notification } });
             break;

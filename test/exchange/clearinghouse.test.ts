@@ -79,18 +79,111 @@ t.test('liquidation: through the book, then the backstop, deficit from the insur
   t.equal(bookInvariants(h.ex), null);
 });
 
+t.test('auto-deleveraging: a backstop without the margin to take over leaves the rest to the most profitable shorts, at the bankruptcy price', async (t) => {
+  const g = devnetGenesis();
+  g.balances = g.balances.map((b) => (b.address === DEVNET_BACKSTOP ? { ...b, usdc: '1000' } : b));
+  const h = new Harness(g);
+  const start = usdcTotal(h.ex.state);
+  const D = USERS[3] as string;
+  // A long 190 BTC at 100,000 (19x): B short 150, D short 40.
+  h.order(B, lim(BTC, false, '100000', '150'));
+  h.order(D, lim(BTC, false, '100000', '40'));
+  h.order(A, lim(BTC, true, '100000', '190', 'Ioc'));
+  // The market falls 6% with thin bids: A is bankrupt (about -140,000 at the mark).
+  h.order(C, lim(BTC, true, '94000', '5'));
+  h.order(C, lim(BTC, false, '94100', '1'));
+  h.order(B, lim(BTC, false, '94000', '1', 'Ioc'));
+  const { events } = h.oracle({ BTC: '94000' });
+  const liq = events.filter((e) => e.kind === 'liquidation');
+  t.match(liq, [{ user: A, liquidation: { method: 'market+adl', deficit: '0' } }]);
+  const adl = events.filter((e) => e.kind === 'fill' && e.fill.liquidation?.method === 'adl' && e.user !== A);
+  t.ok(adl.length >= 1, 'shorts were deleveraged');
+  t.ok(adl.every((e) => e.kind === 'fill' && Number(e.fill.px) > 94000), 'at the bankruptcy price, above the mark');
+  const a = h.ex.state.accounts.get(A)!;
+  t.equal(a.positions.size, 0);
+  // The price rounds to a whole price unit (0.1) against the shorts: at most 190 x 0.1 = 19 USDC.
+  t.ok(a.usdc >= 0n && a.usdc < 19n * 10n ** 8n, `A ends at zero equity (within a price unit), never below: ${a.usdc}`);
+  t.equal(h.ex.state.accounts.get(DEVNET_BACKSTOP)!.positions.size, 0, 'the backstop took nothing');
+  t.equal(h.ex.state.accounts.get(DEVNET_BACKSTOP)!.usdc, 1000n * 10n ** 8n, 'nor paid anything');
+  t.equal(usdcTotal(h.ex.state), start, 'USDC conserved');
+  t.equal(bookInvariants(h.ex), null);
+});
+
 t.test('updateLeverage: bounded by maxLeverage, refused when positions would not fit', async (t) => {
   const h = new Harness();
   const lev = (user: string, leverage: number, isCross = true) => h.tx(user, { type: 'updateLeverage', asset: BTC, isCross, leverage }).result;
   t.same(lev(A, 50), { status: 'ok', response: { type: 'default' } });
   t.match(lev(A, 51), { status: 'err', error: { message: /from 1 to 50/ } });
-  t.match(lev(A, 10, false), { status: 'err', error: { message: /isolated/ } });
+  t.same(lev(C, 10, false), { status: 'ok', response: { type: 'default' } }, 'no position: the mode may change');
+  t.same(lev(C, 20, true), { status: 'ok', response: { type: 'default' } });
   t.same(lev(B, 50), { status: 'ok', response: { type: 'default' } });
   h.order(B, lim(BTC, false, '100000', '300'));
   t.match(h.order(A, lim(BTC, true, '100000', '300', 'Ioc')), [{ filled: { totalSz: '300' } }], '30M notional at 50x: 600,000 margin');
   t.match(lev(A, 20), { status: 'err', error: { code: 'INSUFFICIENT_MARGIN' } }, '1,500,000 at 20x does not fit');
   t.equal(h.ex.state.accounts.get(A)!.leverage.get(BTC), 50, 'unchanged');
   t.same(lev(A, 45), { status: 'ok', response: { type: 'default' } }, '666,667 at 45x fits');
+});
+
+t.test('isolated margin: funded from the cross balance, on its own for liquidation, loss capped at its margin', async (t) => {
+  const h = new Harness();
+  const start = usdcTotal(h.ex.state);
+  const act = (user: string, action: object) => h.tx(user, action).result;
+  const a = () => h.ex.state.accounts.get(A)!;
+  t.same(act(A, { type: 'updateLeverage', asset: BTC, isCross: false, leverage: 10 }), { status: 'ok', response: { type: 'default' } });
+  h.order(B, lim(BTC, false, '100000', '10'));
+  const usdc0 = a().usdc;
+  t.match(h.order(A, lim(BTC, true, '100000', '10', 'Ioc')), [{ filled: { totalSz: '10' } }]);
+  const pos = a().positions.get(BTC)!;
+  t.equal(pos.margin, 100_000n * 10n ** 8n, '1,000,000 notional at 10x: 100,000 set aside');
+  const fee = usdc0 - a().usdc - pos.margin;
+  t.ok(fee > 0n && fee < 10n ** 12n, 'the rest of the debit is the taker fee');
+  let ch = views.clearinghouseState(h.ex.state, A);
+  t.match(ch.assetPositions[0], { position: { coin: 'BTC', leverage: { type: 'isolated', value: 10 }, marginUsed: '100000' } });
+  t.equal(ch.crossMarginSummary.totalNtlPos, '0', 'the isolated position is not in the cross summary');
+  t.equal(ch.marginSummary.totalNtlPos, '1000000');
+  t.equal(ch.marginSummary.totalMarginUsed, '100000', 'the whole-account summary counts the isolated margin');
+  t.equal(ch.crossMarginSummary.accountValue, views.clearinghouseState(h.ex.state, A).withdrawable, 'cross value is all free');
+  t.match(act(A, { type: 'updateLeverage', asset: BTC, isCross: true, leverage: 10 }), { status: 'err', error: { message: /open position/ } });
+  t.match(act(A, { type: 'updateLeverage', asset: BTC, isCross: false, leverage: 5 }), { status: 'err', error: { code: 'INSUFFICIENT_MARGIN' } }, '5x needs 200,000');
+  t.same(act(A, { type: 'updateIsolatedMargin', asset: BTC, isBuy: true, ntli: 50_000_000_000 }), { status: 'ok', response: { type: 'default' } }, 'add 50,000');
+  t.equal(a().positions.get(BTC)!.margin, 150_000n * 10n ** 8n);
+  t.match(act(A, { type: 'updateIsolatedMargin', asset: BTC, isBuy: true, ntli: -60_000_000_000 }), { status: 'err', error: { code: 'INSUFFICIENT_MARGIN' } }, 'below the initial margin');
+  t.same(act(A, { type: 'updateIsolatedMargin', asset: BTC, isBuy: true, ntli: -40_000_000_000 }), { status: 'ok', response: { type: 'default' } }, 'remove 40,000');
+  t.match(act(A, { type: 'updateIsolatedMargin', asset: 1, isBuy: true, ntli: 1 }), { status: 'err', error: { message: /no isolated position/ } });
+  t.match(act(A, { type: 'updateIsolatedMargin', asset: BTC, isBuy: true, ntli: 1.5 }), { status: 'err', error: { code: 'INVALID_ACTION' } });
+  // A cross position on ETH beside it, well margined.
+  h.order(B, lim(1, false, '3500', '10'));
+  h.order(A, lim(1, true, '3500', '10', 'Ioc'));
+  const cross = a().usdc;
+  ch = views.clearinghouseState(h.ex.state, A);
+  t.match(ch.assetPositions[1], { position: { coin: 'ETH', leverage: { type: 'cross' } } });
+  // BTC falls 12%: the isolated position (110,000 margin on 1,000,000) is under water, the account is not.
+  h.order(C, lim(BTC, true, '88000', '20'));
+  h.order(C, lim(BTC, false, '88100', '1'));
+  h.order(B, lim(BTC, false, '88000', '1', 'Ioc'));
+  const { events } = h.oracle({ BTC: '88000' });
+  const liq = events.filter((e) => e.kind === 'liquidation');
+  t.match(liq, [{ user: A, liquidation: { leverageType: 'isolated', liquidatedPositions: [{ coin: 'BTC', szi: '10' }] } }]);
+  t.notOk(a().positions.has(BTC), 'the isolated position is closed');
+  t.ok(a().positions.has(1), 'the cross position is untouched');
+  t.equal(a().usdc, cross, 'the cross balance lost nothing: the loss beyond the margin came from the insurance');
+  t.match(liq[0], { liquidation: { deficit: /^[1-9]/ } });
+  t.equal(usdcTotal(h.ex.state), start, 'USDC conserved');
+  t.equal(bookInvariants(h.ex), null);
+});
+
+t.test('onlyIsolated markets: isolated by default, cross refused', async (t) => {
+  const g = devnetGenesis();
+  g.exchange.perps[2]!.onlyIsolated = true;
+  const h = new Harness(g);
+  const SOL = 2;
+  t.match(h.tx(A, { type: 'updateLeverage', asset: SOL, isCross: true, leverage: 5 }).result, { status: 'err', error: { message: /isolated margin only/ } });
+  h.order(B, lim(SOL, false, '150', '100'));
+  h.order(A, lim(SOL, true, '150', '100', 'Ioc'));
+  const pos = h.ex.state.accounts.get(A)!.positions.get(SOL)!;
+  t.equal(pos.margin, 750n * 10n ** 8n, '15,000 notional at the default 20x');
+  t.match(views.clearinghouseState(h.ex.state, A).assetPositions[0], { position: { leverage: { type: 'isolated', value: 20 } } });
+  t.match(views.meta(h.ex.state).universe[SOL], { onlyIsolated: true });
 });
 
 t.test('review regression: absurd oracle prices are refused; large ones cannot make the block end throw', async (t) => {

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { parseScaled } from '../../primitives/index.ts';
 import { restoreExchange, snapshotState, stateHash, type ExchangeEvent } from '../../exchange/index.ts';
-import { Harness, USERS, bookInvariants, lim, trig, usdcTotal } from '../support/exchange.ts';
+import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
+import { Harness, USERS, bookInvariants, lim, pnlImbalance, trig, usdcTotal } from '../support/exchange.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20261122);
 const RUNS = Number(process.env.FC_RUNS ?? 60);
@@ -21,6 +22,8 @@ type Cmd =
   | { kind: 'cancel'; user: number; pick: number }
   | { kind: 'modify'; user: number; pick: number; offsetBps: number; lots: number }
   | { kind: 'oracle'; market: number; moveBps: number }
+  | { kind: 'margin'; user: number; market: number; isolated: boolean; leverage: number; ntli: number }
+  | { kind: 'withdraw'; user: number; amount: number }
   | { kind: 'idle'; minutes: number };
 
 const user = fc.integer({ min: 0, max: 4 });
@@ -36,15 +39,22 @@ const cmd = (withModify: boolean) =>
     { arbitrary: fc.record({ kind: fc.constant('modify' as const), user, pick: fc.nat(), offsetBps, lots }), weight: withModify ? 2 : 0 },
     { arbitrary: fc.record({ kind: fc.constant('oracle' as const), market: fc.integer({ min: 0, max: 2 }), moveBps: fc.integer({ min: -800, max: 800 }) }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('idle' as const), minutes: fc.integer({ min: 1, max: 90 }) }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('margin' as const), user, market: fc.integer({ min: 0, max: 2 }), isolated: fc.boolean(), leverage: fc.integer({ min: 1, max: 25 }), ntli: fc.integer({ min: -20_000_000_000, max: 20_000_000_000 }) }),
+      weight: 1,
+    },
+    { arbitrary: fc.record({ kind: fc.constant('withdraw' as const), user, amount: fc.integer({ min: 5, max: 3000 }) }), weight: 1 },
   );
 
 /** A price `bps` away from the market's mid, at 5 significant figures. */
-function price(m: number, bps: number): string {
-  const raw = (MIDS[m] as number) * (1 + bps / 10_000);
-  return m === 3 ? raw.toFixed(4) : String(Math.round(raw));
+/** `mid`: the market's fixed mid, or (leveraged streams) the perp's oracle, so the book follows it. */
+function price(m: number, bps: number, mid = MIDS[m] as number): string {
+  const raw = mid * (1 + bps / 10_000);
+  return m === 3 ? raw.toFixed(4) : (+raw.toPrecision(5)).toString();
 }
 
-function size(m: number, n: number): string {
+function size(m: number, n: number, scale = 1): string {
+  n *= scale;
   const minLots = [10, 10, 10, 100][m] as number; // the devnet minimums
   return ((n * minLots) / 10 ** (SZ_DECIMALS[m] as number)).toFixed(SZ_DECIMALS[m] as number);
 }
@@ -57,18 +67,22 @@ function openOids(h: Harness, u: string): [number, number][] {
 }
 
 /** Runs a stream; returns the events, and the first broken invariant (with its step). */
-function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEvent[]; broken: string | null } {
+function run(cmds: Cmd[], h = new Harness(), scale = 1, follow = false): { h: Harness; events: ExchangeEvent[]; broken: string | null; isolatedSteps: number } {
   const events: ExchangeEvent[] = [];
+  let isolatedSteps = 0;
   let broken: string | null = null;
   const total = usdcTotal(h.ex.state);
   cmds.forEach((c, i) => {
     const check = () => {
       broken ??= ((f) => (f === null ? null : `step ${i}: ${f}`))(bookInvariants(h.ex));
       if (broken === null && usdcTotal(h.ex.state) !== total) broken = `step ${i}: USDC total ${usdcTotal(h.ex.state)} != ${total}`;
+      for (const a of h.ex.state.accounts.values()) for (const p of a.positions.values()) if (p.margin !== 0n) isolatedSteps++;
+      if (broken === null && pnlImbalance(h.ex.state) !== 0n) broken = `step ${i}: PnL is not zero-sum (${pnlImbalance(h.ex.state)})`;
     };
     if (c.kind === 'oracle') {
       const m = h.ex.state.perps[c.market]!;
-      const px = Math.max(1, Math.round((m.engine.oraclePx * (10_000 + c.moveBps)) / 10_000));
+      const move = follow ? c.moveBps * 3 : c.moveBps; // leveraged streams: moves up to 24%
+      const px = Math.max(1, Math.round((m.engine.oraclePx * (10_000 + move)) / 10_000));
       const out = h.oracle({ [m.name]: (px / 10 ** m.pxDecimals).toFixed(m.pxDecimals) });
       events.push(...out.events);
       return check();
@@ -78,9 +92,18 @@ function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEven
       return check();
     }
     const u = USERS[c.user] as string;
+    const perp = h.ex.state.perps[c.kind === 'place' || c.kind === 'trigger' ? c.market : -1];
+    const mid = follow && perp !== undefined ? perp.engine.oraclePx / 10 ** perp.pxDecimals : undefined;
     let action: unknown;
-    if (c.kind === 'place') action = { type: 'order', orders: [lim(ASSETS[c.market] as number, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), c.tif, c.reduceOnly && c.market < 3)], grouping: 'na' };
-    else if (c.kind === 'trigger') action = { type: 'order', orders: [trig(c.market, c.isBuy, price(c.market, c.offsetBps), size(c.market, c.lots), price(c.market, -c.offsetBps), c.tpsl)], grouping: 'na' };
+    if (c.kind === 'withdraw') {
+      action = { type: 'withdraw', destination: '0x00000000000000000000000000000000000000dd', amount: String(c.amount) };
+    } else if (c.kind === 'margin') {
+      // Leverage and mode first; margin moves on an isolated position when there is one.
+      action = h.ex.state.accounts.get(u)?.positions.has(c.market) && c.ntli % 2 === 0
+        ? { type: 'updateIsolatedMargin', asset: c.market, isBuy: true, ntli: c.ntli }
+        : { type: 'updateLeverage', asset: c.market, isCross: !c.isolated, leverage: c.leverage };
+    } else if (c.kind === 'place') action = { type: 'order', orders: [lim(ASSETS[c.market] as number, c.isBuy, price(c.market, c.offsetBps, mid), size(c.market, c.lots, scale), c.tif, c.reduceOnly && c.market < 3)], grouping: 'na' };
+    else if (c.kind === 'trigger') action = { type: 'order', orders: [trig(c.market, c.isBuy, price(c.market, c.offsetBps, mid), size(c.market, c.lots, scale), price(c.market, -c.offsetBps, mid), c.tpsl)], grouping: 'na' };
     else {
       const open = openOids(h, u);
       if (open.length === 0) return;
@@ -94,7 +117,7 @@ function run(cmds: Cmd[], h = new Harness()): { h: Harness; events: ExchangeEven
     events.push(...out.events, ...h.endBlock());
     check();
   });
-  return { h, events, broken };
+  return { h, events, broken, isolatedSteps };
 }
 
 /** Per oid: original size = filled + cancelled remainder + still resting (limit orders, no modify). */
@@ -122,7 +145,8 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
   const seen = new Map<string, number>();
   fc.assert(
     fc.property(fc.array(cmd(false), { minLength: 40, maxLength: 200 }), (cmds) => {
-      const { h, events, broken } = run(cmds);
+      const { h, events, broken, isolatedSteps } = run(cmds);
+      seen.set('isolated position', (seen.get('isolated position') ?? 0) + isolatedSteps);
       for (const e of events) {
         const k = e.kind === 'order' ? e.status : e.kind;
         seen.set(k, (seen.get(k) ?? 0) + 1);
@@ -135,7 +159,30 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
   );
   t.pass(`fast-check seed ${SEED}, ${RUNS} runs`);
   // The streams must reach the interesting paths, or the property proves little.
-  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled', 'funding', 'fundingRate']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
+  for (const k of ['fill', 'open', 'filled', 'canceled', 'triggered', 'selfTradeCanceled', 'funding', 'fundingRate', 'isolated position']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
+});
+
+t.test('leveraged streams: liquidations, auto-deleveraging and withdrawals keep USDC conserved and PnL zero-sum', async (t) => {
+  // Thin collateral: 8% oracle moves liquidate; a thin backstop (half the runs) cannot take over.
+  const genesis = (backstop: string) => {
+    const g = devnetGenesis();
+    g.balances = g.balances.map((b) => ({ ...b, usdc: b.address === DEVNET_BACKSTOP ? backstop : '4000' }));
+    return g;
+  };
+  const seen = new Map<string, number>();
+  fc.assert(
+    fc.property(fc.array(cmd(true), { minLength: 60, maxLength: 200 }), fc.constantFrom('10', '1000000'), (cmds, backstop) => {
+      const { events, broken } = run(cmds, new Harness(genesis(backstop)), 100, true);
+      for (const e of events) {
+        const k = e.kind === 'fill' && e.fill.liquidation !== undefined ? `liquidation fill (${e.fill.liquidation.method})` : e.kind;
+        seen.set(k, (seen.get(k) ?? 0) + 1);
+      }
+      if (broken !== null) throw new Error(broken);
+    }),
+    { seed: SEED + 2, numRuns: RUNS * 4 },
+  );
+  t.pass(`fast-check seed ${SEED + 2}, ${RUNS * 4} runs`);
+  for (const k of ['liquidation', 'liquidation fill (backstop)', 'liquidation fill (adl)', 'funding']) t.ok((seen.get(k) ?? 0) > 0, `streams produced ${k} (${seen.get(k) ?? 0})`);
 });
 
 t.test('the same stream gives the same events and state hash, across snapshot and restore', async (t) => {

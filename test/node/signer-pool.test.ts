@@ -31,3 +31,25 @@ t.test('pool and inline recovery agree', async (t) => {
   t.not(await pool.recover(tampered, 'action'), signer, 'a changed nonce recovers another address');
   t.ok(Signature.from({ r: reqs[2]!.signature.r, s: reqs[2]!.signature.s, v: reqs[2]!.signature.v }));
 });
+
+t.test('recoverAndEncode: the transaction bytes and hash equal the canonical encoding of the request', async (t) => {
+  const { canonicalize, utf8, bytesToHex, keccak256 } = await import('../../primitives/index.ts');
+  const pool = await WorkerPoolRecovery.start(AUTH, 1);
+  t.teardown(() => pool.close());
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const vault = '0x00000000000000000000000000000000000000ab';
+  const actions = [
+    { type: 'order', orders: [{ a: 0, b: true, p: '100', s: '1', r: false, t: { limit: { tif: 'Gtc' } }, c: '0x' + 'ab'.repeat(16) }], grouping: 'na' },
+    { z: 1, type: 'usdTransfer', destination: vault, amount: '1.5', nested: { b: [3, { y: 'é' }], a: null } },
+  ];
+  for (const [i, action] of actions.entries()) {
+    for (const vaultAddress of [null, vault]) {
+      const req = { ...(await signRequest(wallet, action, 1_767_225_600_000 + i)), vaultAddress };
+      const out = await pool.recoverAndEncode(req);
+      const expected = utf8(canonicalize({ action: req.action, nonce: req.nonce, signature: req.signature, vaultAddress }));
+      t.same(Buffer.from(out.tx!.bytes), Buffer.from(expected));
+      t.equal(out.tx!.hash, bytesToHex(keccak256(expected)));
+      t.equal(out.address, await new InlineRecovery(AUTH).recover(req, 'action'));
+    }
+  }
+});

@@ -1,7 +1,7 @@
 // The node's EIP-712 hashing, recovery and canonical JSON against independent implementations
 // (ethers, the npm `canonicalize` package).
 import canonicalizeRef from 'canonicalize';
-import { TypedDataEncoder, Wallet, Signature, ZeroAddress, hexlify, randomBytes } from 'ethers';
+import { TypedDataEncoder, Wallet, Signature, ZeroAddress, hexlify, keccak256 as keccak, randomBytes } from 'ethers';
 import t from 'tap';
 import { agentDigest, bytesToHex, canonicalize, domainSeparator, hexToBytes, recoverAddress } from '../../primitives/index.ts';
 import { AGENT_TYPES, DOMAIN } from '../support/signing.ts';
@@ -76,4 +76,31 @@ t.test('native and pure JS recovery agree, also on bad signatures', async (t) =>
     t.equal(recoverAddressNative(digest, good), wallet.address.toLowerCase());
   }
   t.equal(compared, 320);
+});
+
+t.test('native and pure JS keccak256 agree on every length around the rate, on views and on ethers', async (t) => {
+  const { nativeKeccak256, keccak256, keccak256Noble, bytesToHex } = await import('../../primitives/index.ts');
+  t.ok(nativeKeccak256, 'the native keccak loads on this platform');
+  const seed = 20261122;
+  let x = seed;
+  const next = (): number => (x = (Math.imul(x, 1103515245) + 12345) >>> 0);
+  const backing = new Uint8Array(1200).map(() => next() & 0xff);
+  for (let len = 0; len <= 600; len++) {
+    const offset = next() % 500;
+    const view = backing.subarray(offset, offset + len);
+    const got = bytesToHex(keccak256(view));
+    if (got !== bytesToHex(keccak256Noble(view)) || got !== keccak(view)) {
+      t.fail(`keccak256 differs at length ${len}, offset ${offset} (seed ${seed})`);
+      return;
+    }
+  }
+  t.pass('601 lengths agree');
+  t.equal(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+});
+
+t.test('canonicalize equals the reference implementation on random JSON', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.FC_SEED ?? 8785);
+  fc.assert(fc.property(fc.jsonValue(), (v) => canonicalize(v) === canonicalizeRef(v)), { seed, numRuns: 500 });
+  t.pass(`fast-check seed ${seed}, 500 values`);
 });

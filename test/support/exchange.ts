@@ -163,11 +163,29 @@ export function bookInvariants(ex: Exchange): string | null {
  * minus long cost bases (with positions netting to zero, that is balances plus unrealized PnL).
  * Constant from genesis on, whatever trades, funding and liquidations happen.
  */
-export function usdcTotal(state: Exchange['state']): bigint {
+/**
+ * Perp PnL is zero-sum: realized PnL (net of fees and funding) plus unrealized PnL at the marks,
+ * over all accounts, plus the perp fees and funding dust the exchange kept, is 0 to the unit.
+ */
+export function pnlImbalance(state: Exchange['state']): bigint {
   let total = state.feesCollected + state.fundingDust;
   for (const a of state.accounts.values()) {
+    total += a.perpRealized - a.spotFees;
+    for (const [asset, p] of a.positions) {
+      const m = state.perps[asset]!;
+      const ntl = state.notional(m, state.markPx(m), Math.abs(p.szi));
+      total += p.szi > 0 ? ntl - p.entryNtl : p.entryNtl - ntl;
+    }
+  }
+  return total;
+}
+
+export function usdcTotal(state: Exchange['state']): bigint {
+  let total = state.feesCollected + state.fundingDust + state.bridgeFees;
+  for (const w of state.withdrawals) total += w.amount;
+  for (const a of state.accounts.values()) {
     total += a.usdc;
-    for (const p of a.positions.values()) total += p.szi < 0 ? p.entryNtl : -p.entryNtl;
+    for (const p of a.positions.values()) total += p.margin + (p.szi < 0 ? p.entryNtl : -p.entryNtl);
   }
   return total;
 }

@@ -12,8 +12,9 @@ export interface DevnetProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function spawnDevnet(args: string[], timeoutMs = 30_000): Promise<DevnetProcess> {
-  const proc = spawn(process.execPath, [BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `execArgv`: Node flags for the child (a benchmark may profile it). */
+export function spawnDevnet(args: string[], timeoutMs = 30_000, execArgv: string[] = []): Promise<DevnetProcess> {
+  const proc = spawn(process.execPath, [...execArgv, BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

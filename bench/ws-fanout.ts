@@ -1,0 +1,228 @@
+// WebSocket fan-out under load: a real devnet process; 1,000 WebSocket connections (spread over
+// subscriber processes and loopback addresses 127.0.0.2.., since the node allows 100 per IP)
+// subscribed to `l2Book` and `trades` of BTC; sender processes posting signed orders over
+// WebSocket at a paced 5,000 actions/s (resting buys and the sells that trade them, alternating
+// accounts so positions stay flat and the book bounded). Prints the delay from the block's time
+// (set before execution, so an upper bound of the delay from commit) to delivery at every
+// subscriber, p50/p99/max per interval, and the node's resident memory over the run.
+//   BENCH_SECONDS (default 300), BENCH_RATE (5000), BENCH_CONNS (1000), BENCH_PROFILE (a directory:
+//   the node's CPU profile).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { actionConnectionId, exchangeDomain } from '../exchange/index.ts';
+import { DEV_ACCOUNTS } from '../genesis/index.ts';
+import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primitives/index.ts';
+import { spawnDevnet } from '../test/support/process.ts';
+import { tempDir } from '../test/support/node.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 300);
+const RATE = Number(process.env.BENCH_RATE ?? 5000);
+const CONNS = Number(process.env.BENCH_CONNS ?? 1000);
+const SUBSCRIBER_PROCS = 2;
+const SENDER_PROCS = 2;
+const PER_IP = 100;
+const SELF = fileURLToPath(import.meta.url);
+
+interface Report {
+  kind: 'delays';
+  delays: number[];
+  messages: number;
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? NaN : Number(m[1]) / 1024;
+}
+
+/** CPU seconds the node's threads used: [event loop, all threads] (from /proc, immune to other load). */
+function cpuSeconds(pid: number): [number, number] {
+  const ticks = (stat: string) => {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime
+  };
+  return [ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / 100, ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 100];
+}
+
+function child(role: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', SELF], { env: { ...process.env, BENCH_ROLE: role, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+export async function benchWsFanout(): Promise<void> {
+  const dataDir = await tempDir('svc-bench-ws-');
+  // BENCH_PROFILE=<dir>: the node writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE;
+  const node = await spawnDevnet(['--data-dir', dataDir], 30_000, profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
+  // The WebSocket line follows the REST one.
+  const deadline = Date.now() + 10_000;
+  while (!/WebSocket\s+ws:/.test(node.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const wsUrl = /WebSocket\s+(ws:\/\/\S+)/.exec(node.output())?.[1];
+  const pid = node.proc.pid as number;
+  const children: ChildProcess[] = [];
+  try {
+    if (wsUrl === undefined) throw new Error(`no WebSocket URL in:\n${node.output()}`);
+    // Subscribers first; they report once connected and subscribed.
+    const delays: number[][] = [];
+    let messages = 0;
+    const ready: Promise<void>[] = [];
+    for (let i = 0; i < SUBSCRIBER_PROCS; i++) {
+      const c = child('subscriber', { WS_URL: wsUrl, CONNS: String(Math.ceil(CONNS / SUBSCRIBER_PROCS)), FIRST_CONN: String(i * Math.ceil(CONNS / SUBSCRIBER_PROCS)) });
+      children.push(c);
+      ready.push(new Promise((resolve) => c.once('message', () => resolve())));
+      c.on('message', (m: Report | { kind: 'ready' }) => {
+        if (m.kind !== 'delays') return;
+        delays.push(m.delays);
+        messages += m.messages;
+      });
+    }
+    await Promise.all(ready);
+    const senders = Array.from({ length: SENDER_PROCS }, (_, i) => child('sender', { WS_URL: wsUrl, RATE: String(RATE / SENDER_PROCS), SENDER: String(i), SECONDS: String(SECONDS) }));
+    children.push(...senders);
+    const sent = senders.map((s) => new Promise<{ sent: number; ok: number; failed: number; postP99: number }>((resolve) => s.on('message', (m: { kind: string }) => m.kind === 'done' && resolve(m as never))));
+    const rows: Record<string, Record<string, string | number>> = {};
+    const memory: number[] = [];
+    const started = Date.now();
+    const cpu0 = cpuSeconds(pid);
+    const interval = Math.max(10, Math.floor(SECONDS / 10));
+    for (let t = interval; t <= SECONDS; t += interval) {
+      await new Promise((r) => setTimeout(r, started + t * 1000 - Date.now()));
+      memory.push(rssMb(pid));
+      const window = delays.splice(0).flat().sort((a, b) => a - b);
+      rows[`${t - interval}-${t} s`] = {
+        deliveries: window.length,
+        'p50 ms': pct(window, 50),
+        'p99 ms': pct(window, 99),
+        'max ms': window[window.length - 1] ?? NaN,
+        'node RSS MB': Math.round(memory[memory.length - 1] as number),
+      };
+    }
+    const cpu1 = cpuSeconds(pid);
+    const totals = await Promise.all(sent);
+    console.table(rows);
+    const all = totals.reduce((a, b) => ({ sent: a.sent + b.sent, ok: a.ok + b.ok, failed: a.failed + b.failed, postP99: Math.max(a.postP99, b.postP99) }));
+    console.log(`${CONNS} connections, ${messages} messages delivered; ${all.sent} actions sent at a target of ${RATE}/s over ${SECONDS} s (${Math.round(all.sent / SECONDS)}/s), ${all.ok} ok, ${all.failed} failed; post answer p99 ${all.postP99.toFixed(0)} ms`);
+    console.log(`node RSS over the run (MB): ${memory.map((m) => Math.round(m)).join(' ')}`);
+    const perAction = (i: 0 | 1) => ((cpu1[i] - cpu0[i]) * 1e6) / Math.max(1, all.sent);
+    console.log(`node CPU per action: event loop ${perAction(0).toFixed(0)} µs, all threads ${perAction(1).toFixed(0)} µs (event loop busy ${(((cpu1[0] - cpu0[0]) / SECONDS) * 100).toFixed(0)}%)`);
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    await node.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A subscriber process: CONNS connections from 127.0.0.x, each on l2Book and trades of BTC. */
+async function subscriber(): Promise<void> {
+  const url = process.env.WS_URL as string;
+  const n = Number(process.env.CONNS);
+  const first = Number(process.env.FIRST_CONN);
+  let delays: number[] = [];
+  let messages = 0;
+  const timeRe = /"time":(\d+)/;
+  await Promise.all(
+    Array.from({ length: n }, (_, k) => new Promise<void>((resolve, reject) => {
+      const ip = `127.0.${Math.floor((first + k) / PER_IP / 250)}.${2 + (Math.floor((first + k) / PER_IP) % 250)}`;
+      const ws = new WebSocket(url, { localAddress: ip, perMessageDeflate: false });
+      let subscribed = 0;
+      ws.on('error', reject);
+      ws.on('open', () => {
+        ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'l2Book', coin: 'BTC' } }));
+        ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'trades', coin: 'BTC' } }));
+      });
+      ws.on('message', (data: Buffer) => {
+        const now = Date.now();
+        const text = data.toString('latin1');
+        if (text.startsWith('{"channel":"subscriptionResponse"')) {
+          if (++subscribed === 2) resolve();
+          return;
+        }
+        const m = timeRe.exec(text);
+        if (m === null) return;
+        messages++;
+        if (subscribed === 2) delays.push(now - Number(m[1]));
+      });
+    })),
+  );
+  process.send?.({ kind: 'ready' });
+  setInterval(() => {
+    process.send?.({ kind: 'delays', delays, messages } satisfies Report);
+    delays = [];
+    messages = 0;
+  }, 1000);
+}
+
+interface NativeSign {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+/** A sender process: signs and posts orders over one WebSocket at RATE per second, paced per millisecond. */
+async function sender(): Promise<void> {
+  const url = process.env.WS_URL as string;
+  const rate = Number(process.env.RATE);
+  const seconds = Number(process.env.SECONDS);
+  const id = Number(process.env.SENDER);
+  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
+  const sep = domainSeparator(exchangeDomain(42069));
+  // Five accounts per sender; pairs trade with each other, alternating who buys.
+  const accounts = DEV_ACCOUNTS.slice(id * 5, id * 5 + 5).map((a) => ({ key: hexToBytes(a.privateKey), nonce: 0 }));
+  const sign = (acct: { key: Uint8Array; nonce: number }, action: unknown) => {
+    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Date.now()));
+    const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
+    return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
+  };
+  const ws = new WebSocket(url, { localAddress: `127.0.9.${10 + id}`, perMessageDeflate: false });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const pending = new Map<number, number>();
+  const answers: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  ws.on('message', (data: Buffer) => {
+    const m = JSON.parse(data.toString()) as { channel: string; data: { id: number; response: { status: string } } };
+    if (m.channel !== 'post') return;
+    const t0 = pending.get(m.data.id);
+    pending.delete(m.data.id);
+    if (t0 !== undefined) answers.push(Date.now() - t0);
+    if (m.data.response.status === 'ok') ok++;
+    else failed++;
+  });
+  let sent = 0;
+  const start = Date.now();
+  const order = (isBuy: boolean, tif: string, px: string, sz: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: sz, r: false, t: { limit: { tif } } }], grouping: 'na' });
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const elapsed = Date.now() - start;
+      if (elapsed >= seconds * 1000) return resolve();
+      const due = Math.floor((elapsed * rate) / 1000);
+      while (sent < due) {
+        // Action k: even = a resting bid by one account, odd = the next account's IOC sell for
+        // twice the size, priced through the book: it takes that bid, or one left by an earlier
+        // sell that overtook its bid in the signer pool, so the book stays small. Over five pairs
+        // each account buys and sells alike, so positions stay near flat.
+        const pair = Math.floor(sent / 2);
+        const buyer = accounts[pair % 5] as { key: Uint8Array; nonce: number };
+        const seller = accounts[(pair + 1) % 5] as { key: Uint8Array; nonce: number };
+        const px = 100000 - (pair % 7) * 10;
+        const body = sent % 2 === 0 ? sign(buyer, order(true, 'Gtc', String(px), '0.001')) : sign(seller, order(false, 'Ioc', String(px - 1000), '0.002'));
+        pending.set(sent, Date.now());
+        ws.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
+        sent++;
+      }
+      setTimeout(tick, 1); // a millisecond's worth at a time, without spinning a core
+    };
+    tick();
+  });
+  const deadline = Date.now() + 10_000;
+  while (pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  answers.sort((x, y) => x - y);
+  process.send?.({ kind: 'done', sent, ok, failed, postP99: pct(answers, 99) });
+}
+
+if (process.env.BENCH_ROLE === 'subscriber') await subscriber();
+else if (process.env.BENCH_ROLE === 'sender') await sender();

@@ -1,0 +1,210 @@
+// `svc testnet`, `svc start`, `svc init`, `svc keys`: multi-validator networks. A home directory
+// holds one node: config.json, genesis.json, validator_key.pem, node_key.hex, and its data.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { generateValidatorKey, peerIdOfSeed, validatorKeyFromPem, type TimeoutConfig } from '../consensus/index.ts';
+import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import { UsageError } from './options.ts';
+
+/** What `svc start` reads from <home>/config.json. */
+export interface HomeConfig {
+  readonly host: string;
+  readonly restPort: number;
+  readonly wsPort: number | null;
+  /** libp2p listen multiaddr, e.g. /ip4/127.0.0.1/tcp/26656. */
+  readonly p2pListen: string;
+  /** Peers to dial: multiaddrs with /p2p/<peer id>. */
+  readonly peers: string[];
+  readonly emptyBlockIntervalMs: number;
+  readonly oracleIntervalMs: number;
+  /** Round timeouts (ms); absent: the defaults (propose 3000 + 500 per round, the votes 500 + 500). */
+  readonly timeouts?: TimeoutConfig;
+}
+
+export const TESTNET_USAGE = `Usage: svc testnet --validators N --out DIR [--full-nodes M] [--base-port P]
+
+Writes a genesis and one home directory per node (DIR/node0 ...): keys, and a config with
+loopback addresses and distinct ports (node i: p2p P+10i, REST P+10i+1, WebSocket P+10i+2;
+P defaults to 26600). Start each with "svc start --home DIR/nodeI".`;
+
+export const START_USAGE = `Usage: svc start --home DIR
+
+Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.`;
+
+export const INIT_USAGE = `Usage: svc init --home DIR --genesis FILE [--listen MULTIADDR] [--peer MULTIADDR]... [--rest-port N] [--ws-port N]
+
+Creates a home directory to join an existing network: keys (kept if present), the genesis, and a
+config. Give the validators' p2p addresses (from "svc keys") as --peer.`;
+
+export const KEYS_USAGE = `Usage: svc keys --home DIR
+
+Prints the node's validator public key (for a genesis) and its p2p address (for peers' lists).`;
+
+type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>): Flags {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: { ...options, help: { type: 'boolean', short: 'h' } } }).values as Flags;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function int(value: unknown, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function ensureKeys(home: string): Promise<{ publicKey: string; peerId: string }> {
+  await mkdir(home, { recursive: true });
+  let pem: string;
+  try {
+    pem = await readFile(join(home, 'validator_key.pem'), 'utf8');
+  } catch {
+    pem = generateValidatorKey().exportPem();
+    await writeFile(join(home, 'validator_key.pem'), pem, { mode: 0o600 });
+  }
+  let seedHex: string;
+  try {
+    seedHex = (await readFile(join(home, 'node_key.hex'), 'utf8')).trim();
+  } catch {
+    seedHex = randomBytes(32).toString('hex');
+    await writeFile(join(home, 'node_key.hex'), `${seedHex}\n`, { mode: 0o600 });
+  }
+  return { publicKey: validatorKeyFromPem(pem).publicKey, peerId: await peerIdOfSeed(Buffer.from(seedHex, 'hex')) };
+}
+
+export async function runTestnet(argv: string[], out: (line: string) => void): Promise<void> {
+  const v = parse(argv, { validators: { type: 'string' }, 'full-nodes': { type: 'string' }, out: { type: 'string' }, 'base-port': { type: 'string' } });
+  if (v.help === true) return out(TESTNET_USAGE);
+  if (v.validators === undefined || v.out === undefined) throw new UsageError(`--validators and --out are required\n\n${TESTNET_USAGE}`);
+  const validators = int(v.validators, '--validators', 1, 100);
+  const full = v['full-nodes'] === undefined ? 0 : int(v['full-nodes'], '--full-nodes', 0, 100);
+  const base = v['base-port'] === undefined ? 26600 : int(v['base-port'], '--base-port', 1024, 60000);
+  const dir = resolve(v.out as string);
+  const total = validators + full;
+  const nodes: { home: string; publicKey: string; peerId: string; p2p: number; rest: number; ws: number }[] = [];
+  for (let i = 0; i < total; i++) {
+    const home = join(dir, `node${i}`);
+    const keys = await ensureKeys(home);
+    nodes.push({ home, ...keys, p2p: base + 10 * i, rest: base + 10 * i + 1, ws: base + 10 * i + 2 });
+  }
+  const genesis: GenesisFile = {
+    ...devnetGenesis(),
+    network: 'testnet',
+    auth: { literalNonceBinding: false },
+    validators: nodes.slice(0, validators).map((n) => ({ pubKey: n.publicKey, power: 1 })),
+  };
+  const addr = (n: (typeof nodes)[0]) => `/ip4/127.0.0.1/tcp/${n.p2p}/p2p/${n.peerId}`;
+  for (const [i, n] of nodes.entries()) {
+    const config: HomeConfig = {
+      host: '127.0.0.1', restPort: n.rest, wsPort: n.ws, p2pListen: `/ip4/127.0.0.1/tcp/${n.p2p}`,
+      peers: nodes.slice(0, validators).filter((_, j) => j !== i).map(addr),
+      emptyBlockIntervalMs: 1000, oracleIntervalMs: i < validators ? 3000 : 0,
+    };
+    await writeJson(join(n.home, 'config.json'), config);
+    await writeJson(join(n.home, 'genesis.json'), genesis);
+  }
+  await writeJson(join(dir, 'genesis.json'), genesis);
+  out(`svc testnet: ${validators} validators, ${full} full nodes in ${dir}`);
+  for (const [i, n] of nodes.entries()) {
+    out(`  node${i}  ${i < validators ? 'validator' : 'full node'}  REST http://127.0.0.1:${n.rest}  p2p ${addr(n)}`);
+  }
+  out(`Start each with: svc start --home ${join(dir, 'node0')}  (and node1, ...)`);
+}
+
+export async function runInit(argv: string[], out: (line: string) => void): Promise<void> {
+  const v = parse(argv, {
+    home: { type: 'string' }, genesis: { type: 'string' }, listen: { type: 'string' }, peer: { type: 'string', multiple: true },
+    'rest-port': { type: 'string' }, 'ws-port': { type: 'string' },
+  });
+  if (v.help === true) return out(INIT_USAGE);
+  if (v.home === undefined || v.genesis === undefined) throw new UsageError(`--home and --genesis are required\n\n${INIT_USAGE}`);
+  const home = resolve(v.home as string);
+  const keys = await ensureKeys(home);
+  const genesis = JSON.parse(await readFile(resolve(v.genesis as string), 'utf8')) as GenesisFile;
+  const config: HomeConfig = {
+    host: '127.0.0.1',
+    restPort: v['rest-port'] === undefined ? 4001 : int(v['rest-port'], '--rest-port', 0, 65535),
+    wsPort: v['ws-port'] === undefined ? 4000 : int(v['ws-port'], '--ws-port', 0, 65535),
+    p2pListen: (v.listen as string | undefined) ?? '/ip4/0.0.0.0/tcp/26656',
+    peers: (v.peer as string[] | undefined) ?? [],
+    emptyBlockIntervalMs: 1000,
+    oracleIntervalMs: 0,
+  };
+  await writeJson(join(home, 'config.json'), config);
+  await writeJson(join(home, 'genesis.json'), genesis);
+  out(`initialised ${home}`);
+  out(`  validator key  ${keys.publicKey}${genesis.validators.some((x) => x.pubKey === keys.publicKey) ? ' (in the genesis)' : ' (not in the genesis: a full node)'}`);
+  out(`  peer id        ${keys.peerId}`);
+}
+
+export async function runKeys(argv: string[], out: (line: string) => void): Promise<void> {
+  const v = parse(argv, { home: { type: 'string' } });
+  if (v.help === true) return out(KEYS_USAGE);
+  if (v.home === undefined) throw new UsageError(`--home is required\n\n${KEYS_USAGE}`);
+  const home = resolve(v.home as string);
+  const keys = await ensureKeys(home);
+  const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8').catch(() => '{}')) as Partial<HomeConfig>;
+  out(`validator key  ${keys.publicKey}`);
+  out(`peer id        ${keys.peerId}`);
+  if (config.p2pListen !== undefined) out(`p2p address    ${config.p2pListen}/p2p/${keys.peerId}`);
+}
+
+/** A progress bar on a terminal while the node catches up; a line now and then otherwise. */
+function syncProgress(out: (line: string) => void): (height: number, target: number) => void {
+  const tty = process.stdout.isTTY === true;
+  let lastLine = 0;
+  return (height, target) => {
+    const done = height >= target;
+    const width = 30;
+    const filled = target === 0 ? width : Math.round((width * Math.min(height, target)) / target);
+    const text = `block sync ${'#'.repeat(filled)}${'.'.repeat(width - filled)} ${height}/${target}`;
+    if (tty) {
+      process.stdout.write(`\r${text}${done ? ' caught up\n' : ''}`);
+    } else if (done || Date.now() - lastLine > 5000) {
+      lastLine = Date.now();
+      out(done ? `block sync: caught up at ${height}` : text);
+    }
+  };
+}
+
+export async function runStart(argv: string[], out: (line: string) => void): Promise<SvcNode | null> {
+  const v = parse(argv, { home: { type: 'string' } });
+  if (v.help === true) return out(START_USAGE), null;
+  if (v.home === undefined) throw new UsageError(`--home is required\n\n${START_USAGE}`);
+  const home = resolve(v.home as string);
+  const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8')) as HomeConfig;
+  const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
+  const node = await SvcNode.start({
+    ...DEFAULT_NODE_CONFIG,
+    dataDir: home,
+    genesis,
+    host: config.host,
+    restPort: config.restPort,
+    wsPort: config.wsPort,
+    emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+    oracleIntervalMs: config.oracleIntervalMs,
+    p2p: { listen: config.p2pListen, peers: config.peers },
+    ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+    onSyncProgress: syncProgress(out),
+    log: out,
+  });
+  const validator = genesis.validators.some((x) => x.pubKey.toLowerCase() === node.validatorKey.publicKey);
+  out(`svc start: ${validator ? 'validator' : 'full node'} of chain ${genesis.chainId}`);
+  out(`  home          ${home}`);
+  out(`  validator     ${node.validatorKey.publicKey}`);
+  out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
+  out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
+  if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
+  for (const a of node.p2pAddresses) out(`  p2p           ${a}`);
+  return node;
+}

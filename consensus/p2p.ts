@@ -1,0 +1,229 @@
+// Consensus messages and transactions over js-libp2p (TCP, noise, yamux): every node keeps one
+// stream per peer on the protocol /svc/<chainId>/consensus/1 and writes length-prefixed frames on
+// it, each starting with its channel (0 consensus, 1 transaction). Validators
+// dial the peers of their configuration and redial lost ones; a node that dials in (a full node
+// joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
+// recovered by the replica's rebroadcast and block sync, so sending never waits.
+// libp2p is loaded on start, after the Promise.withResolvers polyfill it needs on Node 20.
+import type { Libp2p } from 'libp2p';
+import type { Stream } from '@libp2p/interface';
+import type { ConsensusTransport } from './bft-engine.ts';
+import type { ConsensusMessage } from './replica.ts';
+import { decodeMessage, encodeMessage, MAX_MESSAGE_BYTES } from './wire.ts';
+
+function polyfillWithResolvers(): void {
+  const P = Promise as unknown as { withResolvers?: unknown };
+  if (typeof P.withResolvers === 'function') return;
+  P.withResolvers = function withResolvers<T>() {
+    let resolve!: (value: T | PromiseLike<T>) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+export interface P2pOptions {
+  readonly chainId: number;
+  /** 32-byte ed25519 seed of the node's network identity (not its validator key). */
+  readonly nodeKeySeed: Uint8Array;
+  /** Multiaddr to listen on, e.g. /ip4/127.0.0.1/tcp/26656. */
+  readonly listen: string;
+  /** Multiaddrs of peers with their /p2p/<peer id>. */
+  readonly peers: readonly string[];
+  readonly redialMs?: number;
+  /** Bytes queued on one stream beyond which messages to that peer are dropped. */
+  readonly maxQueuedBytes?: number;
+  readonly log?: (line: string) => void;
+}
+
+/** Reassembles 4-byte big-endian length-prefixed frames from a byte stream. */
+export class FrameDecoder {
+  private buf = Buffer.alloc(0);
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
+    const out: Uint8Array[] = [];
+    while (this.buf.length >= 4) {
+      const len = this.buf.readUInt32BE(0);
+      if (len > MAX_MESSAGE_BYTES) throw new Error(`frame of ${len} bytes exceeds the limit`);
+      if (this.buf.length < 4 + len) break;
+      out.push(this.buf.subarray(4, 4 + len));
+      this.buf = this.buf.subarray(4 + len);
+    }
+    return out;
+  }
+}
+
+/** First byte of a frame: which channel it belongs to. */
+const CONSENSUS = 0;
+const TX = 1;
+
+function channel(id: number, bytes: Uint8Array): Uint8Array {
+  return Buffer.concat([Uint8Array.of(id), bytes]);
+}
+
+export function frame(bytes: Uint8Array): Uint8Array {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(bytes.length, 0);
+  return Buffer.concat([head, bytes]);
+}
+
+/** The peer id (base58) of a node key seed, for writing peer lists. */
+export async function peerIdOfSeed(seed: Uint8Array): Promise<string> {
+  const { generateKeyPairFromSeed } = await import('@libp2p/crypto/keys');
+  const { peerIdFromPrivateKey } = await import('@libp2p/peer-id');
+  return peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', seed)).toString();
+}
+
+export class Libp2pTransport implements ConsensusTransport {
+  private handler: ((from: string, msg: ConsensusMessage) => void) | null = null;
+  private txHandler: ((from: string, tx: Uint8Array) => void) | null = null;
+  /** Open streams per peer (each side may have dialed); writes go to the newest. */
+  private readonly streams = new Map<string, Stream[]>();
+  private readonly dialing = new Set<string>();
+  private readonly peers: string[];
+  private redial: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  private constructor(
+    private readonly node: Libp2p,
+    private readonly opts: P2pOptions,
+    private readonly protocol: string,
+  ) {
+    this.peers = [...opts.peers];
+  }
+
+  /** Adds a peer to dial (and redial) by its multiaddr with /p2p/<peer id>. */
+  addPeer(addr: string): void {
+    if (!this.peers.includes(addr)) this.peers.push(addr);
+    this.dialAll();
+  }
+
+  static async start(opts: P2pOptions): Promise<Libp2pTransport> {
+    polyfillWithResolvers();
+    const [{ createLibp2p }, { tcp }, { noise }, { yamux }, { generateKeyPairFromSeed }] = await Promise.all([
+      import('libp2p'), import('@libp2p/tcp'), import('@chainsafe/libp2p-noise'), import('@chainsafe/libp2p-yamux'), import('@libp2p/crypto/keys'),
+    ]);
+    const node = await createLibp2p({
+      privateKey: await generateKeyPairFromSeed('Ed25519', opts.nodeKeySeed),
+      addresses: { listen: [opts.listen] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+    });
+    const t = new Libp2pTransport(node, opts, `/svc/${opts.chainId}/consensus/1`);
+    await node.handle(t.protocol, (stream, connection) => t.attach(connection.remotePeer.toString(), stream), { runOnLimitedConnection: false });
+    t.dialAll();
+    t.redial = setInterval(() => t.dialAll(), opts.redialMs ?? 1000);
+    return t;
+  }
+
+  get peerId(): string {
+    return this.node.peerId.toString();
+  }
+
+  get addresses(): string[] {
+    return this.node.getMultiaddrs().map((a) => a.toString());
+  }
+
+  /** Peers with an open consensus stream. */
+  get connectedPeers(): string[] {
+    return [...this.streams.keys()];
+  }
+
+  onMessage(handler: (from: string, msg: ConsensusMessage) => void): void {
+    this.handler = handler;
+  }
+
+  /** Installs the handler for transactions gossiped by peers. */
+  onTx(handler: (from: string, tx: Uint8Array) => void): void {
+    this.txHandler = handler;
+  }
+
+  broadcast(msg: ConsensusMessage): void {
+    this.broadcastFrame(frame(channel(CONSENSUS, encodeMessage(msg))));
+  }
+
+  /** Gossips a transaction admitted here to every peer (validators connect to all validators). */
+  broadcastTx(tx: Uint8Array): void {
+    this.broadcastFrame(frame(channel(TX, tx)));
+  }
+
+  send(peer: string, msg: ConsensusMessage): void {
+    const list = this.streams.get(peer);
+    if (list !== undefined) this.write(peer, list[list.length - 1] as Stream, frame(channel(CONSENSUS, encodeMessage(msg))));
+  }
+
+  private broadcastFrame(bytes: Uint8Array): void {
+    for (const [peer, list] of this.streams) this.write(peer, list[list.length - 1] as Stream, bytes);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.redial !== null) clearInterval(this.redial);
+    await this.node.stop();
+  }
+
+  private write(peer: string, stream: Stream, bytes: Uint8Array): void {
+    if (stream.writeBufferLength > (this.opts.maxQueuedBytes ?? 16 << 20)) return;
+    try {
+      stream.send(bytes);
+    } catch (err) {
+      this.opts.log?.(`send to ${peer} failed: ${(err as Error).message}`);
+      this.drop(peer, stream);
+    }
+  }
+
+  private dialAll(): void {
+    if (this.stopped) return;
+    for (const addr of this.peers) {
+      const peer = addr.split('/p2p/')[1];
+      if (peer === undefined || peer === this.peerId || this.streams.has(peer) || this.dialing.has(peer)) continue;
+      this.dialing.add(peer);
+      void (async () => {
+        try {
+          const { multiaddr } = await import('@multiformats/multiaddr');
+          const stream = await this.node.dialProtocol(multiaddr(addr), this.protocol, { signal: AbortSignal.timeout(5000) });
+          this.attach(peer, stream);
+        } catch {
+          // Down or not yet started: the next redial tries again.
+        } finally {
+          this.dialing.delete(peer);
+        }
+      })();
+    }
+  }
+
+  private attach(peer: string, stream: Stream): void {
+    if (this.stopped) return void stream.abort(new Error('stopping'));
+    // Both sides may dial at once; closing one of two streams from each end could close both,
+    // so every open stream is kept and read.
+    this.streams.set(peer, [...(this.streams.get(peer) ?? []), stream]);
+    const decoder = new FrameDecoder();
+    stream.addEventListener('message', (e) => {
+      try {
+        for (const bytes of decoder.push(e.data.subarray())) {
+          if (bytes[0] === TX) {
+            this.txHandler?.(peer, bytes.subarray(1));
+            continue;
+          }
+          const msg = bytes[0] === CONSENSUS ? decodeMessage(bytes.subarray(1)) : null;
+          if (msg !== null) this.handler?.(peer, msg);
+        }
+      } catch (err) {
+        this.opts.log?.(`bad stream from ${peer}: ${(err as Error).message}`);
+        stream.abort(err as Error);
+      }
+    });
+    stream.addEventListener('close', () => this.drop(peer, stream));
+  }
+
+  private drop(peer: string, stream: Stream): void {
+    const rest = (this.streams.get(peer) ?? []).filter((s) => s !== stream);
+    if (rest.length === 0) this.streams.delete(peer);
+    else this.streams.set(peer, rest);
+  }
+}

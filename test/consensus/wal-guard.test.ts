@@ -1,0 +1,96 @@
+// The WAL file (records, fsync, torn tails) and the double-sign guard.
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import {
+  FileGuardStore, FileWal, MemoryGuardStore, SIGN_STEP, SignGuard, WalCorruptError, validatorKeyFromSeed, verifyValidatorSignature,
+  type WalEntry,
+} from '../../consensus/index.ts';
+import { tempDir } from '../support/node.ts';
+
+const vote: WalEntry = {
+  kind: 'vote',
+  vote: { message: { type: 'prevote', height: 3, round: 1, valueId: null, validator: 'ab' }, signature: 'cd' },
+};
+const proposal: WalEntry = {
+  kind: 'proposal', valid: true, payload: Uint8Array.of(1, 2, 3),
+  proposal: { message: { height: 3, round: 1, polRound: -1, valueId: '0x01', proposer: 'ab' }, signature: 'ef' },
+};
+
+t.test('file WAL: only flushed entries survive, byte arrays round-trip, reset starts a height', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'wal');
+  const wal = new FileWal(path);
+  t.equal(wal.load(), null, 'no log yet');
+  wal.reset(3);
+  wal.append(vote);
+  wal.append(proposal);
+  wal.flush();
+  wal.append({ kind: 'timeout', timeout: { step: 'propose', height: 3, round: 2 } });
+  wal.close(); // a crash: the last append was never flushed
+  const loaded = new FileWal(path).load();
+  t.equal(loaded?.height, 3);
+  t.same(loaded?.entries, [vote, proposal]);
+  t.ok((loaded?.entries[1] as WalEntry & { kind: 'proposal' }).payload instanceof Uint8Array);
+  const again = new FileWal(path);
+  again.reset(4);
+  t.same(again.load(), { height: 4, entries: [] });
+});
+
+t.test('file WAL: a torn last record is cut off; corruption before the end is an error', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'wal');
+  const wal = new FileWal(path);
+  wal.reset(7);
+  wal.append(vote);
+  wal.flush();
+  wal.close();
+  const whole = readFileSync(path);
+  appendFileSync(path, Buffer.from([0, 0, 0, 50, 1, 2, 3])); // half a record
+  t.same(new FileWal(path).load()?.entries, [vote], 'torn header/body dropped');
+  t.equal(readFileSync(path).length, whole.length, 'and truncated on disk');
+  const flipped = Buffer.from(whole);
+  flipped.writeUInt8(flipped.readUInt8(flipped.length - 3) ^ 0xff, flipped.length - 3);
+  writeFileSync(path, flipped);
+  t.same(new FileWal(path).load()?.entries, [], 'a bad checksum on the last record drops it');
+  // Corrupt the height record, which is followed by the vote record: not a torn tail.
+  const corrupt = Buffer.from(whole);
+  corrupt.writeUInt8(corrupt.readUInt8(10) ^ 0xff, 10);
+  writeFileSync(path, corrupt);
+  t.throws(() => new FileWal(path).load(), WalCorruptError);
+});
+
+t.test('double-sign guard: forward only; the same request gets the same signature', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(7));
+  const store = new MemoryGuardStore();
+  const guard = new SignGuard(key, store);
+  const a = Uint8Array.of(1);
+  const b = Uint8Array.of(2);
+  const sig = guard.sign(5, 0, SIGN_STEP.prevote, a);
+  t.ok(sig !== null && verifyValidatorSignature(key.publicKey, a, sig));
+  t.equal(guard.sign(5, 0, SIGN_STEP.prevote, a), sig, 'identical request: cached signature');
+  t.equal(guard.sign(5, 0, SIGN_STEP.prevote, b), null, 'conflicting vote at the same step refused');
+  t.equal(guard.sign(5, 0, SIGN_STEP.proposal, b), null, 'an earlier step refused');
+  t.ok(guard.sign(5, 0, SIGN_STEP.precommit, b) !== null, 'a later step signs');
+  const restarted = new SignGuard(key, store);
+  t.equal(restarted.sign(5, 0, SIGN_STEP.precommit, a), null, 'after a restart the saved position holds');
+  t.equal(restarted.sign(4, 9, SIGN_STEP.precommit, a), null, 'a lower height refused');
+  t.ok(restarted.sign(5, 1, SIGN_STEP.prevote, a) !== null, 'the next round signs');
+});
+
+t.test('the guard state file survives a restart and refuses to be guessed', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(9));
+  const path = join(dir, 'sign_state.json');
+  t.equal(new FileGuardStore(path).load(), null, 'no file: nothing signed yet');
+  const sig = new SignGuard(key, new FileGuardStore(path)).sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(5));
+  const again = new SignGuard(key, new FileGuardStore(path));
+  t.equal(again.sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(5)), sig);
+  t.equal(again.sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(6)), null);
+  writeFileSync(path, '{"height": "x"}');
+  t.throws(() => new FileGuardStore(path).load(), /not a signing state file/);
+});
