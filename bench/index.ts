@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
+import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   signatures: benchSignatures,
   'ws-fanout': benchWsFanout,
   consensus: benchConsensus,
+  'evm-transfers': benchEvmTransfers,
 };
 
 const only = process.argv[2];

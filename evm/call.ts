@@ -81,7 +81,7 @@ export class CallSession {
     const fee = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
       ? { type: 2, maxFeePerGas: req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n }
       : { type: 0, gasPrice: req.gasPrice ?? 0n };
-    const tx = createTx({ ...base, ...fee }, { common: this.chain.common, freeze: false });
+    const tx = createTx({ ...base, ...fee }, { common: this.chain.txCommon, freeze: false });
     // Impersonation: the unsigned transaction is run as if `from` had signed it.
     tx.getSenderAddress = () => from;
     return tx;

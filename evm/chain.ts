@@ -1,11 +1,10 @@
 // The EVM side of the chain: one EVM block per consensus block (same height, time in seconds),
 // executed with ethereumjs on a Merkle Patricia state trie persisted in level. Deterministic: the
 // height, the time and the transactions come from the consensus block; nothing else is read.
-import { createBlock, createBlockFromRLP, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
+import { Block, createBlock, createBlockFromRLP, createBlockHeader, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { CustomPrecompile } from '@ethereumjs/evm';
-import { MerklePatriciaTrie, createMPT } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
@@ -13,7 +12,8 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/index.ts';
-import { makeCommon } from './common.ts';
+import { makeCommon, makeFastCommon } from './common.ts';
+import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
@@ -62,6 +62,10 @@ export class EvmChain {
   private headStored!: StoredEvmBlock;
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
   private readonly recent = new Map<number, Block>();
+  /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
+  private readonly decoded = new WeakMap<Uint8Array, TypedTransaction>();
+  /** Decodes transactions and blocks (see makeFastCommon). */
+  readonly txCommon: Common;
 
   private constructor(
     readonly common: Common,
@@ -72,7 +76,19 @@ export class EvmChain {
     readonly genesis: EvmGenesis,
     readonly precompiles: CustomPrecompile[],
     private readonly hashes: BlockHashes,
-  ) {}
+  ) {
+    this.txCommon = makeFastCommon(genesis.chainId);
+  }
+
+  /** Decodes raw transaction bytes as execution will. */
+  decodeTx(bytes: Uint8Array): TypedTransaction {
+    return createTxFromRLP(bytes, { common: this.txCommon });
+  }
+
+  /** Hands a transaction decoded at admission to execution, keyed by the bytes the block will carry. */
+  remember(bytes: Uint8Array, tx: TypedTransaction): void {
+    this.decoded.set(bytes, tx);
+  }
 
   static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = []): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
@@ -133,7 +149,7 @@ export class EvmChain {
   }
 
   decode(stored: StoredEvmBlock): Block {
-    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.common });
+    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.txCommon });
   }
 
   private headerBase(height: number, timeMs: number, parentHash: Uint8Array, baseFee: bigint): HeaderData {
@@ -180,11 +196,14 @@ export class EvmChain {
     let gasUsed = 0n;
     await this.state.checkpoint();
     for (const input of txs) {
-      const hash = bytesToHex(keccak256(input.bytes));
+      let hash = '';
       let tx: TypedTransaction;
       try {
-        tx = createTxFromRLP(input.bytes, { common: this.common });
+        tx = this.decoded.get(input.bytes) ?? this.decodeTx(input.bytes);
+        hash = bytesToHex(tx.hash());
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
+        // runTx checks each transaction against the block gas limit, not their sum: that is ours.
+        if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
         if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey as `0x${string}`);
         const result = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
         gasUsed += result.totalGasSpent;
@@ -193,24 +212,23 @@ export class EvmChain {
         senders.push(tx.getSenderAddress().toString());
         outcomes.push({ hash, error: null });
       } catch (err) {
-        outcomes.push({ hash, error: (err as Error).message });
+        outcomes.push({ hash: hash === '' ? bytesToHex(keccak256(input.bytes)) : hash, error: (err as Error).message });
       }
     }
     await this.state.commit();
     const stateRoot = await this.state.getStateRoot();
     const bloom = new Bloom(undefined, this.common);
     for (const r of results) bloom.or(r.bloom);
-    const block = createBlock({
-      header: {
-        ...headerData,
-        stateRoot,
-        gasUsed,
-        logsBloom: bloom.bitvector,
-        transactionsTrie: await genTransactionsTrieRoot(included, new MerklePatriciaTrie({ common: this.common })),
-        receiptTrie: await receiptsRoot(included, results, this.common),
-      },
-      transactions: included,
-    }, { common: this.common });
+    const header = createBlockHeader({
+      ...headerData,
+      stateRoot,
+      gasUsed,
+      logsBloom: bloom.bitvector,
+      transactionsTrie: orderedTrieRoot(included.map((tx) => tx.serialize())),
+      receiptTrie: orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, (included[i] as TypedTransaction).type))),
+    }, { common: this.txCommon });
+    // The Block constructor keeps the transaction objects (createBlock would copy each one).
+    const block = new Block(header, included, [], [], { common: this.txCommon });
     const baseFee = headerData.baseFeePerGas as bigint;
     const receipts = results.map((r, i) => storedReceipt(r, included[i] as TypedTransaction, baseFee));
     const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders, receipts };
@@ -257,6 +275,21 @@ export class EvmChain {
     return { ...found, index: loc[1] };
   }
 
+  private headRead: { root: Uint8Array; state: Promise<MerkleStateManager> } | null = null;
+
+  /**
+   * The committed head state for reads (admission checks, eth_getBalance at latest): one cached
+   * state manager per head, so repeated reads of hot accounts do not walk the trie again.
+   */
+  headState(): Promise<MerkleStateManager> {
+    const root = this.headBlock.header.stateRoot;
+    if (this.headRead === null || this.headRead.root !== root) {
+      const state = new MerkleStateManager({ trie: this.trie.shallowCopy(false), common: this.common, caches: new Caches() });
+      this.headRead = { root, state: state.setStateRoot(root).then(() => state) };
+    }
+    return this.headRead.state;
+  }
+
   /** A state manager reading the committed state at `stateRoot`, independent of the block in flight. */
   async stateAt(stateRoot: Uint8Array): Promise<MerkleStateManager> {
     const sm = new MerkleStateManager({ trie: this.trie.shallowCopy(false), common: this.common });
@@ -288,13 +321,6 @@ class BlockHashes {
   shallowCopy(): BlockHashes {
     return this;
   }
-}
-
-async function receiptsRoot(txs: readonly TypedTransaction[], results: readonly RunTxResult[], common: Common): Promise<Uint8Array> {
-  if (results.length === 0) return KECCAK256_RLP;
-  const trie = new MerklePatriciaTrie({ common });
-  for (const [i, r] of results.entries()) await trie.put(RLP.encode(i), encodeReceipt(r.receipt, (txs[i] as TypedTransaction).type));
-  return trie.root();
 }
 
 function storedReceipt(r: RunTxResult, tx: TypedTransaction, baseFee: bigint): StoredReceipt {

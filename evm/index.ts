@@ -5,3 +5,4 @@ export { EvmStore, type StoredEvmBlock, type StoredReceipt, type StoredLog } fro
 export { makeCommon, EVM_HARDFORK } from './common.ts';
 export { CallSession, MAX_TX_GAS, type CallRequest, type StateOverrides, type AccountOverride } from './call.ts';
 export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompiles.ts';
+export { orderedTrieRoot } from './ordered-trie.ts';

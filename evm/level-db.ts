@@ -21,31 +21,81 @@ function keyOf(k: Key): Uint8Array | string {
   return typeof k === 'number' ? String(k) : k;
 }
 
+/**
+ * Recently read or written entries. Trie nodes are keyed by their hash and code by its hash, so an
+ * entry never changes meaning (nodes are never pruned here): the cache needs no invalidation and
+ * is shared by every copy of the database.
+ */
+class NodeCache {
+  private readonly map = new Map<string, Value>();
+
+  constructor(private readonly max: number) {}
+
+  get(k: string): Value | undefined {
+    return this.map.get(k);
+  }
+
+  set(k: string, v: Value): void {
+    if (this.map.size >= this.max) {
+      // Oldest first: Map keeps insertion order.
+      const oldest = this.map.keys().next().value as string;
+      this.map.delete(oldest);
+    }
+    this.map.set(k, v);
+  }
+
+  delete(k: string): void {
+    this.map.delete(k);
+  }
+}
+
+function cacheKey(key: Key, opts: EncodingOpts | undefined): string {
+  const k = typeof key === 'string' ? key : typeof key === 'number' ? String(key) : Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+  return `${opts?.valueEncoding ?? 'view'}:${k}`;
+}
+
+/** Trie entries kept in memory (a few hundred bytes each). */
+const CACHE_ENTRIES = 250_000;
+
 export class LevelTrieDB implements DB<Key, Value> {
-  constructor(private readonly db: AnyLevel) {}
+  constructor(
+    private readonly db: AnyLevel,
+    private readonly cache = new NodeCache(CACHE_ENTRIES),
+  ) {}
 
   async get(key: Key, opts?: EncodingOpts): Promise<Value | undefined> {
-    const v = (await this.db.get(keyOf(key), encodings(opts))) as Value | undefined;
+    const ck = cacheKey(key, opts);
+    const hit = this.cache.get(ck);
+    if (hit !== undefined) return hit;
+    let v = (await this.db.get(keyOf(key), encodings(opts))) as Value | undefined;
     // level returns Buffers for 'view' on some paths; ethereumjs compares bytes structurally.
-    return v instanceof Uint8Array && !(v.constructor === Uint8Array) ? new Uint8Array(v) : v;
+    if (v instanceof Uint8Array && v.constructor !== Uint8Array) v = new Uint8Array(v);
+    if (v !== undefined) this.cache.set(ck, v);
+    return v;
   }
 
   async put(key: Key, val: Value, opts?: EncodingOpts): Promise<void> {
+    this.cache.set(cacheKey(key, opts), val);
     await this.db.put(keyOf(key), val, encodings(opts));
   }
 
   async del(key: Key, opts?: EncodingOpts): Promise<void> {
+    this.cache.delete(cacheKey(key, opts));
     await this.db.del(keyOf(key), encodings(opts));
   }
 
   async batch(ops: BatchDBOp<Key, Value>[]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'put') this.cache.set(cacheKey(op.key, op.opts), op.value);
+      else this.cache.delete(cacheKey(op.key, op.opts));
+    }
     await this.db.batch(ops.map((op) => (op.type === 'put'
       ? { type: 'put', key: keyOf(op.key), value: op.value, ...encodings(op.opts) }
       : { type: 'del', key: keyOf(op.key), ...encodings(op.opts) })) as never);
   }
 
   shallowCopy(): DB<Key, Value> {
-    return new LevelTrieDB(this.db);
+    return new LevelTrieDB(this.db, this.cache);
   }
 
   async open(): Promise<void> {}

@@ -97,7 +97,7 @@ export class Chain implements BftApp {
   }
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
-    return this.mempool.reap(maxTxs, maxBytes).map((p) => {
+    return this.mempool.reap(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
       this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer });
       return p.bytes;
     });
@@ -108,7 +108,7 @@ export class Chain implements BftApp {
   }
 
   proposalTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
-    return this.mempool.peek(maxTxs, maxBytes).map((p) => p.bytes);
+    return this.mempool.peek(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => p.bytes);
   }
 
   async storedBlock(height: number): Promise<{ block: Block; commit: Commit } | undefined> {

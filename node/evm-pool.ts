@@ -3,10 +3,10 @@
 // and order each sender's transactions by nonce before they enter the shared mempool, since
 // recovery on several workers may finish out of order. A transaction whose nonce is ahead of the
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
-import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { createAddressFromString } from '@ethereumjs/util';
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import type { EvmChain, ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, keccak256, publicKeyToAddress } from '../primitives/index.ts';
+import { bytesToHex, publicKeyToAddress } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -61,9 +61,10 @@ export class EvmPool {
 
   /** Admits a raw transaction; resolves with its hash or throws an RpcError in geth's words. */
   async submit(bytes: Uint8Array): Promise<string> {
-    const hash = bytesToHex(keccak256(bytes));
-    if (this.byHash.has(hash) || (await this.evm.findTx(hash)) !== undefined) throw rejected('already known');
     const tx = this.decode(bytes);
+    const hash = bytesToHex(tx.hash());
+    // A transaction already in a block is refused by the nonce check below, as geth refuses it.
+    if (this.byHash.has(hash)) throw rejected('already known');
     const publicKey = await this.recovery.recoverEvm({
       digest: tx.getMessageToVerifySignature(),
       r: tx.r as bigint,
@@ -71,6 +72,7 @@ export class EvmPool {
       recovery: recoveryId(tx),
     });
     if (publicKey === null) throw rejected('invalid sender');
+    tx.cache.senderPubKey = hexToBytes(publicKey as `0x${string}`);
     const sender = publicKeyToAddress(Uint8Array.from(Buffer.from(`04${publicKey.slice(2)}`, 'hex')));
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
@@ -81,7 +83,7 @@ export class EvmPool {
   private decode(bytes: Uint8Array): TypedTransaction {
     let tx: TypedTransaction;
     try {
-      tx = createTxFromRLP(bytes, { common: this.evm.common });
+      tx = this.evm.decodeTx(bytes);
     } catch (err) {
       const msg = (err as Error).message;
       if (/chain ID|chainId/i.test(msg)) throw rejected('invalid chain id for signer');
@@ -98,7 +100,7 @@ export class EvmPool {
   }
 
   private async checkState(p: PoolTx): Promise<void> {
-    const state = await this.evm.stateAt(this.evm.head.header.stateRoot);
+    const state = await this.evm.headState();
     const account = await state.getAccount(createAddressFromString(p.sender));
     const nonce = account?.nonce ?? 0n;
     if (p.nonce < nonce) throw rejected(`nonce too low: next nonce ${nonce}, tx nonce ${p.nonce}`);
@@ -138,7 +140,8 @@ export class EvmPool {
       return;
     }
     this.enter(q, p);
-    for (let n = q.next; q.future.has(n); n = q.next) {
+    // Promote the waiting transactions the gap was holding back, while the mempool has room.
+    for (let n = q.next; q.future.has(n) && !this.mempool.full(); n = q.next) {
       const f = q.future.get(n) as PoolTx;
       q.future.delete(n);
       this.enter(q, f);
@@ -150,8 +153,9 @@ export class EvmPool {
     q.pending.set(p.nonce, p);
     this.byHash.set(p.hash, p);
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
+    this.evm.remember(p.bytes, p.tx);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
-    void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null });
+    void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
     this.onAdmitted(p.bytes);
   }
 

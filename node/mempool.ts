@@ -7,8 +7,10 @@ export interface PendingTx {
   readonly hash: string;
   /** Recovered signer of a user action; '' for a validator's system transaction. */
   readonly signer: string;
-  /** The action's nonce; null for system transactions. */
+  /** The action's nonce; null for system and EVM transactions. */
   readonly nonce: number | null;
+  /** An EVM transaction's gas limit; absent for the others. */
+  readonly gas?: bigint;
 }
 
 export class Mempool {
@@ -64,10 +66,15 @@ export class Mempool {
     this.waiters.delete(hash);
   }
 
-  /** Removes and returns transactions in admission order: at most `maxTxs`, and `maxBytes` unless the first alone exceeds it. */
-  reap(maxTxs: number, maxBytes: number): PendingTx[] {
+  /**
+   * Removes and returns transactions in admission order: at most `maxTxs`, and `maxBytes` unless
+   * the first alone exceeds it, and EVM transactions whose gas limits add up to at most `maxGas`
+   * (the EVM block gas limit). Reaping stops at the first that does not fit, so order is kept.
+   */
+  reap(maxTxs: number, maxBytes: number, maxGas = 2n ** 64n): PendingTx[] {
     const out: PendingTx[] = [];
     let bytes = 0;
+    let gas = 0n;
     while (out.length < maxTxs && this.head < this.queue.length) {
       const p = this.queue[this.head] as PendingTx;
       if (this.byHash.get(p.hash) !== p) {
@@ -75,7 +82,9 @@ export class Mempool {
         continue;
       }
       if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
+      if (p.gas !== undefined && gas + p.gas > maxGas) break;
       bytes += p.bytes.length;
+      gas += p.gas ?? 0n;
       out.push(p);
       this.head += 1;
     }
@@ -93,16 +102,20 @@ export class Mempool {
 
   /**
    * Pending transactions in admission order, left in the pool (a BFT proposal may lose): at most
-   * `maxTxs`, and `maxBytes` unless the first alone exceeds it. They leave with `commit`.
+   * `maxTxs`, `maxBytes` unless the first alone exceeds it, and `maxGas` of EVM gas limits (as
+   * `reap`). They leave with `commit`.
    */
-  peek(maxTxs: number, maxBytes: number): PendingTx[] {
+  peek(maxTxs: number, maxBytes: number, maxGas = 2n ** 64n): PendingTx[] {
     const out: PendingTx[] = [];
     let bytes = 0;
+    let gas = 0n;
     for (let i = this.head; i < this.queue.length && out.length < maxTxs; i++) {
       const p = this.queue[i] as PendingTx;
       if (this.byHash.get(p.hash) !== p) continue; // committed already: a tombstone
       if (out.length > 0 && bytes + p.bytes.length > maxBytes) break;
+      if (p.gas !== undefined && gas + p.gas > maxGas) break;
       bytes += p.bytes.length;
+      gas += p.gas ?? 0n;
       out.push(p);
     }
     return out;

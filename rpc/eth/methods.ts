@@ -52,7 +52,7 @@ async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
 
 async function stateFor(chain: EvmChain, ref: unknown) {
   const found = await mustResolve(chain, blockRef(ref));
-  return chain.stateAt(found.block.header.stateRoot);
+  return found.block === chain.head ? chain.headState() : chain.stateAt(found.block.header.stateRoot);
 }
 
 function callRequest(v: unknown): CallRequest {
@@ -239,7 +239,7 @@ async function feeHistory(params: unknown[], ctx: MethodContext): Promise<unknow
     oldestBlock: bigIntToHex(first),
     baseFeePerGas: baseFees,
     gasUsedRatio: ratios,
-    baseFeePerBlobGas: baseFees.map(() => '0x0'),
+    baseFeePerBlobGas: baseFees.map(() => '0x1'),
     blobGasUsedRatio: ratios.map(() => 0),
     ...(percentiles.length > 0 ? { reward: rewards } : {}),
   };
@@ -396,7 +396,8 @@ export const METHODS: Record<string, Handler> = {
   eth_gasPrice: (p, ctx) => gasPrice(ctx),
   eth_baseFee: (p, ctx) => gasPrice(ctx),
   eth_maxPriorityFeePerGas: () => '0x0',
-  eth_blobBaseFee: () => '0x0',
+  // No blob transactions: the blob base fee stays at its minimum, 1 wei (EIP-4844).
+  eth_blobBaseFee: () => '0x1',
   eth_feeHistory: feeHistory,
   eth_call: ethCall,
   eth_estimateGas: estimateGas,

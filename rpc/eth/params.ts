@@ -45,6 +45,8 @@ export function blockRef(v: unknown, what = 'block'): BlockRef {
   if (typeof v === 'string') {
     if (v === 'latest' || v === 'safe' || v === 'finalized') return { tag: 'latest' };
     if (v === 'earliest' || v === 'pending') return { tag: v };
+    // geth's BlockNumberOrHash: a 32-byte hex string names a block by hash.
+    if (HASH_RE.test(v)) return { hash: v.toLowerCase() };
     return { number: quantity(v, what) };
   }
   if (typeof v === 'object') {

@@ -1,0 +1,33 @@
+// Child process for the EVM bench: a devnet node whose genesis (read from a file) funds the bench
+// senders. Prints "RPC <url>" once serving; stops on SIGTERM.
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import type { GenesisFile } from '../genesis/index.ts';
+
+const [genesisPath, dataDir] = process.argv.slice(2) as [string, string];
+const genesis = JSON.parse(await readFile(genesisPath, 'utf8')) as GenesisFile;
+const node = await SvcNode.start({
+  ...DEFAULT_NODE_CONFIG,
+  genesis,
+  dataDir,
+  fresh: true,
+  restPort: 0,
+  wsPort: null,
+  rpcPort: 0,
+  oracleIntervalMs: 0,
+  signerWorkers: Number(process.env.BENCH_WORKERS ?? 2),
+  log: process.env.BENCH_DEBUG === undefined ? () => {} : (line: string) => console.error(line),
+});
+console.log(`RPC ${node.rpcUrl}`);
+process.once('SIGTERM', () => {
+  if (process.env.BENCH_DEBUG !== undefined) console.error('stopping');
+  void node.stop().then(() => process.exit(0), (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+});
+if (process.env.BENCH_DEBUG !== undefined) {
+  node.bus.onEvmBlock((b) => {
+    if (b.outcomes.length > 0) console.error(`block ${b.height}: ${b.outcomes.length} txs, left out: ${JSON.stringify(b.outcomes.filter((o) => o.error !== null).slice(0, 2))}`);
+  });
+}

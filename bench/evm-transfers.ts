@@ -1,0 +1,203 @@
+// Simple EVM transfers submitted with eth_sendRawTransaction and mined, on this node and on anvil
+// (npm @foundry-rs/anvil, 1-second blocks; see ANVIL_MINING), with the same signed transactions, side
+// by side in one run. Transactions are signed up front (native secp256k1) from many senders, sent
+// in batches of BATCH over HTTP, and counted as mined when every
+// sender's nonce (eth_getTransactionCount latest) has reached its count.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTx } from '@ethereumjs/tx';
+import { bytesToHex, privateToAddress } from '@ethereumjs/util';
+import { makeCommon } from '../evm/index.ts';
+import { devnetGenesis } from '../genesis/index.ts';
+
+const N = Number(process.env.BENCH_EVM_TXS ?? 10_000);
+const SENDERS = Number(process.env.BENCH_EVM_SENDERS ?? 500);
+const BATCH = 200;
+/** Batches in flight at once (HTTP requests); the transactions are in nonce-major order. */
+const CONCURRENCY = Number(process.env.BENCH_EVM_CONCURRENCY ?? 4);
+const CHAIN_ID = 42069;
+
+interface NativeSign {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+  privateKeyVerify(key: Uint8Array): boolean;
+}
+
+interface Workload {
+  readonly senders: { address: string; count: number }[];
+  /** Raw transactions, interleaved across senders (nonce-major). */
+  readonly raws: string[];
+}
+
+function sign(): Workload {
+  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
+  const common = makeCommon(CHAIN_ID);
+  const keys = Array.from({ length: SENDERS }, () => {
+    let k: Buffer;
+    do k = randomBytes(32);
+    while (!native.privateKeyVerify(k));
+    return k;
+  });
+  const perSender = Math.ceil(N / SENDERS);
+  const to = bytesToHex(randomBytes(20));
+  const raws: string[] = [];
+  for (let nonce = 0; nonce < perSender; nonce++) {
+    for (const key of keys) {
+      if (raws.length >= N) break;
+      const tx = createTx({ type: 2, chainId: BigInt(CHAIN_ID), nonce: BigInt(nonce), to, value: 1n, gasLimit: 21000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 0n }, { common });
+      const { signature, recid } = native.ecdsaSign(tx.getHashedMessageToSign(), key);
+      const signed = tx.addSignature(BigInt(recid), signature.subarray(0, 32), signature.subarray(32));
+      raws.push(bytesToHex(signed.serialize()));
+    }
+  }
+  const senders = keys.map((k, i) => ({ address: bytesToHex(privateToAddress(k)), count: Math.floor(N / SENDERS) + (i < N % SENDERS ? 1 : 0) }));
+  return { senders, raws };
+}
+
+async function rpc(url: string, body: unknown): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return res.json();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await rpc(url, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Sends every raw transaction, then waits until all are mined; returns seconds and errors. */
+async function run(url: string, w: Workload): Promise<{ seconds: number; errors: string[] }> {
+  const errors: string[] = [];
+  const batches: string[][] = [];
+  for (let i = 0; i < w.raws.length; i += BATCH) batches.push(w.raws.slice(i, i + BATCH));
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < batches.length) {
+      const batch = batches[next++] as string[];
+      if (process.env.BENCH_DEBUG !== undefined) console.log(`batch ${next}`);
+      const out = (await rpc(url, batch.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] })))) as { error?: { message: string } }[];
+      for (const r of out) if (r.error !== undefined && errors.length < 5) errors.push(r.error.message);
+    }
+  }));
+  if (process.env.BENCH_DEBUG !== undefined) console.log(`sent in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  const deadline = performance.now() + 300_000;
+  let pending = w.senders;
+  while (pending.length > 0 && performance.now() < deadline) {
+    const out = (await rpc(url, pending.map((s, id) => ({ jsonrpc: '2.0', id, method: 'eth_getTransactionCount', params: [s.address, 'latest'] })))) as { id: number; result: string }[];
+    if (process.env.BENCH_DEBUG !== undefined) console.log(JSON.stringify(out[0]));
+    const done = new Set(out.filter((r) => Number(r.result) >= (pending[r.id] as { count: number }).count).map((r) => r.id));
+    pending = pending.filter((_, i) => !done.has(i));
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, 50));
+    if (process.env.BENCH_DEBUG !== undefined) console.log(`pending senders ${pending.length}, errors ${errors.join('; ')}`);
+  }
+  if (pending.length > 0) errors.push(`${pending.length} senders not fully mined after 300 s`);
+  return { seconds: (performance.now() - t0) / 1000, errors };
+}
+
+async function startSvc(w: Workload, dir: string): Promise<{ url: string; proc: ChildProcess }> {
+  const genesis = devnetGenesis();
+  // A 1G-gas block (47,619 transfers) instead of the devnet's 30M, so block size does not cap the rate.
+  genesis.evm = { ...(genesis.evm as NonNullable<typeof genesis.evm>), gasLimit: '1000000000', alloc: w.senders.map((s) => ({ address: s.address, balance: '1000000000000000000000' })) };
+  const path = join(dir, 'genesis.json');
+  await writeFile(path, JSON.stringify(genesis));
+  const entry = fileURLToPath(new URL('./evm-node.ts', import.meta.url));
+  const prof = process.env.BENCH_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`];
+  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', entry, path, join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /RPC (\S+)/.exec(out);
+      if (m !== null) resolve(m[1] as string);
+    });
+    proc.once('exit', (code) => reject(new Error(`svc node exited with ${code}`)));
+  });
+  return { url, proc };
+}
+
+/**
+ * Anvil mines on an interval with the same 1G block gas limit as the svc genesis here: in automine
+ * mode (one block per transaction) anvil 1.7.1 stalls on this workload (nonces stop advancing
+ * with thousands of transactions from hundreds of senders). BENCH_ANVIL_AUTOMINE=1 tries it anyway.
+ */
+const ANVIL_MINING = process.env.BENCH_ANVIL_AUTOMINE === undefined ? ['--block-time', '1', '--gas-limit', '1000000000'] : [];
+
+async function startAnvil(w: Workload): Promise<{ url: string; proc: ChildProcess }> {
+  const bin = fileURLToPath(new URL('../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
+  const port = await freePort();
+  const proc = spawn(bin, ['--port', String(port), '--chain-id', String(CHAIN_ID), '--silent', '--accounts', '0', '--no-request-size-limit', ...ANVIL_MINING], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(url);
+  if (process.env.BENCH_DEBUG !== undefined) console.log('anvil up');
+  for (let i = 0; i < w.senders.length; i += 500) {
+    await rpc(url, w.senders.slice(i, i + 500).map((s, id) => ({ jsonrpc: '2.0', id, method: 'anvil_setBalance', params: [s.address, '0x3635c9adc5dea00000'] })));
+  }
+  return { url, proc };
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+export async function benchEvmTransfers(): Promise<void> {
+  const t0 = performance.now();
+  const w = sign();
+  console.log(`signed ${w.raws.length} EIP-1559 transfers from ${w.senders.length} senders in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-evm-'));
+  const rows: { name: string; seconds: number; errors: string[] }[] = [];
+  try {
+    if (process.env.BENCH_SKIP_SVC === undefined) {
+      const svc = await startSvc(w, dir);
+      try {
+        rows.push({ name: 'svc', ...(await run(svc.url, w)) });
+        console.log(`svc: ${(rows[0] as { seconds: number }).seconds.toFixed(2)} s`);
+      } finally {
+        await stop(svc.proc);
+      }
+    }
+    let anvil: { url: string; proc: ChildProcess } | null = null;
+    try {
+      if (process.env.BENCH_SKIP_ANVIL !== undefined) throw new Error('skipped (BENCH_SKIP_ANVIL)');
+      anvil = await startAnvil(w);
+      rows.push({ name: process.env.BENCH_ANVIL_AUTOMINE === undefined ? 'anvil (1 s blocks)' : 'anvil (automine)', ...(await run(anvil.url, w)) });
+    } catch (err) {
+      console.log(`anvil could not run here: ${(err as Error).message}`);
+    } finally {
+      if (anvil !== null) await stop(anvil.proc);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log('| node | transfers | seconds | tx/s | errors |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.errors.join('; ') || '-'} |`);
+  const [svc, anvil] = rows;
+  if (svc !== undefined && anvil !== undefined) console.log(`ratio svc / anvil: ${(anvil.seconds / svc.seconds).toFixed(2)}`);
+}
