@@ -1,10 +1,11 @@
-// The chain definition ethereumjs runs under: a custom chain id, one pinned hardfork, and sender
-// recovery through the node's native secp256k1 instead of ethereumjs's pure-JS path.
+// The chain definition ethereumjs runs under: a custom chain id, one pinned hardfork, and the
+// node's native crypto instead of ethereumjs's pure-JS paths: sender recovery through secp256k1,
+// and keccak256 (trie nodes, addresses, code hashes) through the native sponge.
 import { paramsBlock } from '@ethereumjs/block';
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
 import { bytesToBigInt } from '@ethereumjs/util';
-import { recoverPublicKey } from '../primitives/index.ts';
+import { keccak256, recoverPublicKey } from '../primitives/index.ts';
 
 /**
  * Osaka: the newest hardfork ethereumjs 10.1 marks final with execution changes (the later BPO
@@ -24,7 +25,7 @@ function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8
 export function makeCommon(chainId: number): Common {
   return createCustomCommon({ chainId, name: `svc-${chainId}` }, Mainnet, {
     hardfork: EVM_HARDFORK,
-    customCrypto: { ecrecover: nativeEcrecover },
+    customCrypto: { ecrecover: nativeEcrecover, keccak256 },
   });
 }
 
