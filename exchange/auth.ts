@@ -4,8 +4,8 @@
 //   literal binding: connectionId = nonce as a 32-byte big-endian integer (the spec's flow;
 //                    only where the genesis allows it, since it does not bind the action)
 import {
-  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256Concat,
-  recoverAddress, uint64BE, utf8, type Address, type Eip712Domain,
+  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256,
+  recoverAddress, uint64BE, type Address, type Eip712Domain,
 } from '../primitives/index.ts';
 
 export type Binding = 'action' | 'literal';
@@ -32,17 +32,32 @@ export function exchangeDomain(chainId: number): Eip712Domain {
   return { name: 'SvcExchange', version: '1', chainId, verifyingContract: '0x0000000000000000000000000000000000000000' };
 }
 
-const NO_VAULT = Uint8Array.of(0);
 
 export function actionConnectionId(action: unknown, nonce: number, vault: Address | null): Uint8Array {
   return connectionIdOfCanonical(canonicalize(action), nonce, vault);
 }
 
+/** Scratch preimage of the action binding, grown as needed (hashing is synchronous, per thread). */
+let preimage = new Uint8Array(1024);
+
 /** The action binding from the action's canonical JSON, when the caller has it already. */
 export function connectionIdOfCanonical(canonicalAction: string, nonce: number, vault: Address | null): Uint8Array {
-  const vaultBytes = vault === null ? NO_VAULT : concatBytes(Uint8Array.of(1), hexToBytes(vault));
-  return keccak256Concat(utf8(canonicalAction), uint64BE(nonce), vaultBytes);
+  // UTF-8 is at most 3 bytes per UTF-16 unit; then 8 nonce bytes and at most 21 vault bytes.
+  const need = canonicalAction.length * 3 + 29;
+  if (preimage.length < need) preimage = new Uint8Array(need * 2);
+  let n = ENCODER.encodeInto(canonicalAction, preimage).written;
+  new DataView(preimage.buffer).setBigUint64(n, BigInt(nonce));
+  n += 8;
+  if (vault === null) preimage[n++] = 0;
+  else {
+    preimage[n++] = 1;
+    preimage.set(hexToBytes(vault), n);
+    n += 20;
+  }
+  return keccak256(preimage.subarray(0, n));
 }
+
+const ENCODER = new TextEncoder();
 
 export function literalConnectionId(nonce: number): Uint8Array {
   return concatBytes(new Uint8Array(24), uint64BE(nonce));

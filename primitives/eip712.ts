@@ -1,6 +1,6 @@
 // EIP-712 hashing of the exchange's `Agent {string source, bytes32 connectionId}` message.
 import { concatBytes, hexToBytes, utf8 } from './bytes.ts';
-import { keccak256, keccak256Concat } from './crypto.ts';
+import { keccak256 } from './crypto.ts';
 
 export interface Eip712Domain {
   name: string;
@@ -12,8 +12,13 @@ export interface Eip712Domain {
 const DOMAIN_TYPE = keccak256(
   utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
 );
-const EIP191_PREFIX = Uint8Array.of(0x19, 0x01);
+/** Scratch preimages: AGENT_TYPE || source hash || connectionId, and 0x1901 || separator || struct hash. */
+const STRUCT = new Uint8Array(96);
+const FINAL = new Uint8Array(66);
+FINAL[0] = 0x19;
+FINAL[1] = 0x01;
 const AGENT_TYPE = keccak256(utf8('Agent(string source,bytes32 connectionId)'));
+STRUCT.set(AGENT_TYPE, 0);
 
 function word(value: bigint): Uint8Array {
   return hexToBytes(`0x${value.toString(16).padStart(64, '0')}`);
@@ -42,6 +47,10 @@ export function agentDigest(separator: Uint8Array, source: string, connectionId:
     sourceHash = keccak256(utf8(source));
     if (sourceHashes.size < 16) sourceHashes.set(source, sourceHash);
   }
-  const struct = keccak256Concat(AGENT_TYPE, sourceHash, connectionId);
-  return keccak256Concat(EIP191_PREFIX, separator, struct);
+  // Both preimages are built in per-thread scratch buffers (hashing is synchronous): no allocation.
+  STRUCT.set(sourceHash, 32);
+  STRUCT.set(connectionId, 64);
+  FINAL.set(separator, 2);
+  FINAL.set(keccak256(STRUCT), 34);
+  return keccak256(FINAL);
 }
