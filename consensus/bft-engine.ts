@@ -199,7 +199,9 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     w.timer = this.after(ms, () => {
       if (this.wanted !== w) return;
       this.wanted = null;
-      this.replica.proposeValue(height, round, encodeBlock(this.buildBlock(height)));
+      if (!this.replica.proposeValue(height, round, encodeBlock(this.buildBlock(height)))) {
+        this.opts.log?.(`own block for height ${height} round ${round} fails our checks; not proposed`);
+      }
     });
   }
 

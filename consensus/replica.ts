@@ -147,18 +147,29 @@ export class Replica {
     if (timeout.height === this.driver.height) this.enqueue({ kind: 'timeout', timeout }, false);
   }
 
-  /** The value asked for by `requestValue`. */
-  proposeValue(height: number, round: number, payload: Uint8Array): void {
-    if (height !== this.driver.height) return;
+  /**
+   * The value asked for by `requestValue`. False when it fails our own checks (a clock far behind
+   * the parent's time, say): it is not proposed, and the round moves on by timeout.
+   */
+  proposeValue(height: number, round: number, payload: Uint8Array): boolean {
+    if (height !== this.driver.height) return true;
     const checked = this.host.checkValue(height, payload);
-    if (checked === null || !checked.valid) throw new Error(`invariant: own value for height ${height} is not valid`);
+    if (checked === null || !checked.valid) return false;
     this.enqueue({ kind: 'proposeValue', height, round, valueId: checked.valueId, payload }, false);
+    return true;
   }
 
-  /** Rebroadcast own messages of this height and announce the height (liveness under message loss). */
+  /**
+   * Rebroadcast own votes of this height (all rounds: a re-proposal needs its old polka) and own
+   * proposal of the current round only (blocks are large), and announce the height: liveness
+   * under message loss without reliable delivery.
+   */
   tick(): void {
     if (!this.started) return;
-    for (const m of this.own) this.host.broadcast(m);
+    for (const m of this.own) {
+      if (m.kind === 'proposal' && m.proposal.message.round !== this.driver.round) continue;
+      this.host.broadcast(m);
+    }
     this.host.broadcast({ kind: 'status', height: this.driver.height });
   }
 

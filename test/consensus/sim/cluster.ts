@@ -190,7 +190,9 @@ export class SimNode implements ReplicaHost {
     const delay = this.c.rng.chance(0.5) ? this.c.rng.int(0, 3) : this.c.emptyBlockMs;
     this.c.sched.after(delay, this.guarded(() => {
       if (this.head.height + 1 !== height) return;
-      this.replica?.proposeValue(height, round, encodeBlock(this.buildBlock(height, 0)));
+      if (this.replica?.proposeValue(height, round, encodeBlock(this.buildBlock(height, 0))) === false) {
+        this.c.fail(`node ${this.id}: its own block for height ${height} fails its checks`);
+      }
     }));
   }
 
