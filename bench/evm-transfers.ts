@@ -1,5 +1,5 @@
 // Simple EVM transfers submitted with eth_sendRawTransaction and mined, on this node and on anvil
-// (npm @foundry-rs/anvil, 1-second blocks; see ANVIL_MINING), with the same signed transactions, side
+// (npm @foundry-rs/anvil-linux-amd64, 1-second blocks; see ANVIL_MINING), with the same signed transactions, side
 // by side in one run. Transactions are signed up front (native secp256k1) from many senders, sent
 // in batches of BATCH over HTTP, and counted as mined when every
 // sender's nonce (eth_getTransactionCount latest) has reached its count.
