@@ -116,21 +116,6 @@ export async function benchClearinghouse(): Promise<void> {
   console.log(`liquidation sweep after a 20% move: ${sweepMs.toFixed(1)} ms over ${ACCOUNTS} accounts, ${liquidated} liquidated`);
 }
 
-/** Setup; returns a function that places the benchmark's orders through the exchange (for profiling). */
-export function placeSetup(): () => number {
-  const { ex } = setup();
-  const rnd = mulberry32(42);
-  const orders: BenchOrder[] = Array.from({ length: ORDERS }, () => {
-    const asset = Math.floor(rnd() * 3);
-    const isBuy = rnd() < 0.5;
-    const offset = 1 + Math.floor(rnd() * 500);
-    const px = (MIDS[asset] as number) + (isBuy ? -offset : offset) * [10, 10, 100][asset]!;
-    return { user: address(Math.floor(rnd() * ACCOUNTS)), asset, isBuy, px, lots: 10 };
-  });
-  const pxText = (asset: number, px: number) => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
-  return () => place(ex, orders, pxText, ['0.0001', '0.001', '0.1']).rate;
-}
-
 /** Setup; returns a function that runs only the sweep (for profiling). */
 export function sweepSetup(): () => number {
   const { ex } = setup();

@@ -29,6 +29,18 @@ function waitForSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** Serves until Ctrl-C or SIGTERM, then stops the node cleanly; a second signal forces exit. */
+async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: number }, out: (line: string) => void): Promise<number> {
+  const sig = await waitForSignal();
+  out(`\n${sig}: stopping (a second signal forces exit)`);
+  const force = () => process.exit(130);
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  await node.stop();
+  out(`stopped at height ${node.height}`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const out = (line: string) => console.log(line);
@@ -37,15 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'devnet': {
         const opts = parseDevnetOptions(rest, process.env);
         if (opts === 'help') return void out(DEVNET_USAGE), 0;
-        const node = await runDevnet(opts, out);
-        const sig = await waitForSignal();
-        out(`\n${sig}: stopping (a second signal forces exit)`);
-        const force = () => process.exit(130);
-        process.once('SIGINT', force);
-        process.once('SIGTERM', force);
-        await node.stop();
-        out(`stopped at height ${node.height}`);
-        return 0;
+        return serveUntilSignal(await runDevnet(opts, out), out);
       }
       case 'testnet':
         await runTestnet(rest, out);
@@ -58,15 +62,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'start': {
         const node = await runStart(rest, out);
-        if (node === null) return 0;
-        const sig = await waitForSignal();
-        out(`\n${sig}: stopping (a second signal forces exit)`);
-        const force = () => process.exit(130);
-        process.once('SIGINT', force);
-        process.once('SIGTERM', force);
-        await node.stop();
-        out(`stopped at height ${node.height}`);
-        return 0;
+        return node === null ? 0 : serveUntilSignal(node, out);
       }
       case undefined:
       case 'help':

@@ -23,15 +23,7 @@ export class EventBus {
   }
 
   onBlock(listener: (e: CommittedBlockEvent) => void): () => void {
-    const guarded = (e: CommittedBlockEvent) => {
-      try {
-        listener(e);
-      } catch (err) {
-        this.onListenerError(err);
-      }
-    };
-    this.emitter.on('block', guarded);
-    return () => this.emitter.off('block', guarded);
+    return this.subscribe('block', listener);
   }
 
   publishBlock(e: CommittedBlockEvent): void {
@@ -40,18 +32,22 @@ export class EventBus {
 
   /** The EVM block of each committed block, after it is durable (JSON-RPC subscriptions and filters). */
   onEvmBlock(listener: (e: ExecutedEvmBlock) => void): () => void {
-    const guarded = (e: ExecutedEvmBlock) => {
+    return this.subscribe('evm', listener);
+  }
+
+  publishEvmBlock(e: ExecutedEvmBlock): void {
+    this.emitter.emit('evm', e);
+  }
+
+  private subscribe<T>(event: 'block' | 'evm', listener: (e: T) => void): () => void {
+    const guarded = (e: T) => {
       try {
         listener(e);
       } catch (err) {
         this.onListenerError(err);
       }
     };
-    this.emitter.on('evm', guarded);
-    return () => this.emitter.off('evm', guarded);
-  }
-
-  publishEvmBlock(e: ExecutedEvmBlock): void {
-    this.emitter.emit('evm', e);
+    this.emitter.on(event, guarded);
+    return () => this.emitter.off(event, guarded);
   }
 }

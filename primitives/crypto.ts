@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToHex, concatBytes, type Address } from './bytes.ts';
+import { bytesToHex, type Address } from './bytes.ts';
 
 const require = createRequire(import.meta.url);
 const pureJs = process.env.SVC_PURE_JS_CRYPTO === '1';
@@ -54,17 +54,6 @@ export function keccak256(data: Uint8Array): Uint8Array {
   nativeKeccak.absorb(data);
   nativeKeccak.absorbLastFewBits(0x01);
   return new Uint8Array(nativeKeccak.squeeze(32));
-}
-
-/** keccak256 of the concatenation of `parts`. */
-export function keccak256Concat(...parts: Uint8Array[]): Uint8Array {
-  if (nativeKeccak === null) {
-    const h = keccak_256.create();
-    for (const p of parts) h.update(p);
-    return h.digest();
-  }
-  // One absorb of the joined bytes: each call into the addon costs more than copying a few hundred bytes.
-  return keccak256(concatBytes(...parts));
 }
 
 const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
