@@ -138,10 +138,11 @@ export class Exchange {
     const overBudget = chargeRequests(acct, action);
     if (overBudget !== null) return { status: 'err', error: overBudget };
     const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
-    return this.dispatch({ ...ctx, signer: tx.signer, nonce: tx.nonce }, acct, action);
+    return this.dispatch(ctx, tx, acct, action);
   }
 
-  private dispatch(ctx: TxContext & { signer: Address; nonce: number }, acct: Account, action: Action): TxResult {
+  /** `ctx` keeps one shape everywhere (hot paths read it); the signer and nonce come from `tx`. */
+  private dispatch(ctx: TxContext, tx: ExchangeTx, acct: Account, action: Action): TxResult {
     switch (action.type) {
       case 'order':
         return { status: 'ok', response: { type: 'order', data: { statuses: placeOrders(ctx, acct, action) } } };
@@ -157,22 +158,22 @@ export class Exchange {
       case 'usdTransfer':
       case 'subAccountTransfer': {
         // Only the main wallet moves funds or names agents: never an agent, never for a sub-account.
-        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const error =
-          action.type === 'approveAgent' ? approveAgent(this.state, acct, action, ctx.nonce)
+          action.type === 'approveAgent' ? approveAgent(this.state, acct, action, tx.nonce)
           : action.type === 'usdTransfer' ? usdTransfer(this.state, acct, action)
           : subAccountTransfer(this.state, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'withdraw': {
-        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const w = withdraw(this.state, acct, action, ctx.hash, ctx.time);
         if ('code' in w) return { status: 'err', error: w };
         const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
         return { status: 'ok', response: { type: 'withdraw', data: { withdrawalId: w.withdrawalId, amount: usd(w.amount), fee: usd(w.fee), destination: w.destination, status: 'pending' } } };
       }
       case 'createSubAccount': {
-        if (ctx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
       }

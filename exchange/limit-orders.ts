@@ -15,11 +15,14 @@ import { feeOf, feeRates } from './fees.ts';
 import { availableMargin } from './margin.ts';
 import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
-import { bookOrderView } from './events.ts';
+import { bookOrderView, type LimitFields } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { newOrderMargin, newestOrderMargin, restingLots } from './order-margin.ts';
+import { newOrderMargin, newestOrderMargin } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
+
+/** The shared empty list of a placement without fills or self-trade cancels (never written). */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** Decimals of `avgPx` beyond the market's price decimals. */
 const AVG_PX_EXTRA_DECIMALS = 2;
@@ -95,7 +98,7 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
   if (spec.reduceOnly) {
     if (m.kind === 'spot') return exchangeError('REDUCE_ONLY_VIOLATED', 'spot orders cannot be reduce-only');
     let room = closableLots(acct, m.asset, spec.isBuy);
-    if (spec.tif !== TIF_IOC) room -= restingLots(m, acct.address, spec.isBuy).reduceOnly;
+    if (spec.tif !== TIF_IOC) room -= m.engine.ownerReduceOnlyLots(acct.address, spec.isBuy);
     if (room <= 0) return ERR.reduceOnly();
     sz = Math.min(sz, room);
   }
@@ -132,8 +135,8 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   if (spec.oid === ctx.state.ids.nextOid) ctx.state.ids.nextOid += 1;
 
   // The engine's outputs are valid until its next call: take what is needed first.
-  const selfTradeCancels = engine.selfTradeCancels.slice();
-  const fills = engine.fills.slice(0, engine.fillCount);
+  const selfTradeCancels = engine.selfTradeCancels.length === 0 ? NONE : engine.selfTradeCancels.slice();
+  const fills = engine.fillCount === 0 ? NONE : engine.fills.slice(0, engine.fillCount);
   const filledLots = engine.filled;
   const resting = engine.orders.get(spec.oid) ?? null;
   for (const o of selfTradeCancels) orderLeft(ctx, m, o, 'selfTradeCanceled');
@@ -166,7 +169,7 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
 
 /** Status event of a taker that did not rest: filled, or its Ioc remainder cancelled. */
 function emitTakerDone(ctx: TxContext, m: Market, owner: string, spec: LimitSpec, sz: number, filled: number): void {
-  const fields = { ...spec, sz: sz - filled, origSz: sz, timestamp: ctx.time };
+  const fields: LimitFields = { oid: spec.oid, isBuy: spec.isBuy, px: spec.px, sz: sz - filled, origSz: sz, timestamp: ctx.time, cloid: spec.cloid, reduceOnly: spec.reduceOnly, tif: spec.tif };
   const status = filled === sz ? 'filled' : filled === 0 ? 'iocCancelRejected' : 'canceled';
   ctx.events.push({ kind: 'order', user: owner, status, statusTimestamp: ctx.time, order: bookOrderView(m, fields) });
 }

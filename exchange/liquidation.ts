@@ -6,13 +6,14 @@
 // PnL fell below its own maintenance margin is liquidated alone, the same way, and its loss is
 // capped at its margin. Every step is a recorded event.
 import { formatScaled } from '../primitives/index.ts';
-import { applyFill, closableLots, type Account, type Position } from './account.ts';
+import { applyFill, closableLots, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import { availableMargin, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { availableMargin, crossAccountValue, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
 import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
+import type { FillRecord } from './events.ts';
 import { isExchangeError } from './order-rules.ts';
 import { submitLimit } from './limit-orders.ts';
 import { trackHolder } from './settlement.ts';
@@ -36,18 +37,17 @@ function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]
  * near the line go to the exact check. It keeps the sweep over many accounts from being bigint
  * arithmetic throughout.
  */
-function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[]): boolean {
+function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[], perUnit: readonly number[], mmRate: readonly number[]): boolean {
   const { state } = ctx;
-  const bps = state.config.clearinghouse.maintenanceBps;
   let value = Number(acct.usdc);
   let maintenance = 0;
   for (const [asset, pos] of acct.positions) {
     const m = state.perps[asset];
     if (m === undefined) return false;
-    const ntl = Math.abs(pos.szi) * (marks[asset] as number) * Number(m.ntlScale);
+    const ntl = Math.abs(pos.szi) * (marks[asset] as number) * (perUnit[asset] as number);
     const entry = Number(pos.entryNtl);
     const upnl = pos.szi > 0 ? ntl - entry : entry - ntl;
-    const mm = (ntl * bps) / (10_000 * m.config.maxLeverage);
+    const mm = ntl * (mmRate[asset] as number);
     if (state.isIsolated(acct, m)) {
       if (!(Number(pos.margin) + upnl > mm * 1.001 + 1_000_000)) return false;
       continue;
@@ -97,34 +97,42 @@ function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: Perp
   const isBuy = pos.szi < 0; // the liquidated side's trade
   const tid = state.ids.nextTid++;
   const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
-  for (const [who, buy] of [[acct, isBuy], [taker, !isBuy]] as const) {
-    const change = applyFill(who, m.asset, buy, lots, ntl, state.isolatedLeverage(who, m));
-    who.perpRealized += change.closedPnl;
-    trackHolder(m, who);
-    ctx.events.push({
-      kind: 'fill',
-      user: who.address,
-      fill: {
-        coin: m.name,
-        px: formatScaled(px, m.pxDecimals),
-        sz: formatScaled(lots, m.szDecimals),
-        side: buy ? 'B' : 'A',
-        time: ctx.time,
-        startPosition: formatScaled(change.startPosition, m.szDecimals),
-        dir: change.dir,
-        closedPnl: formatScaled(change.closedPnl, USD_DECIMALS),
-        hash: LIQUIDATION_HASH,
-        oid: 0,
-        crossed: who === acct,
-        fee: '0',
-        feeToken: 'USDC',
-        tid,
-        liquidation,
-      },
-    });
-  }
+  const pxText = formatScaled(px, m.pxDecimals);
+  const szText = formatScaled(lots, m.szDecimals);
+  transferSide(ctx, m, acct, isBuy, lots, ntl, tid, pxText, szText, true, liquidation);
+  transferSide(ctx, m, taker, !isBuy, lots, ntl, tid, pxText, szText, false, liquidation);
   // The taker's own orders (if it has any) follow its new position.
   if (m.engine.openCount(taker.address) > 0 || m.triggers.count(taker.address) > 0) afterPositionChange(ctx, m, taker.address);
+}
+
+function transferSide(
+  ctx: TxContext, m: PerpMarket, who: Account, buy: boolean, lots: number, ntl: bigint, tid: number,
+  px: string, sz: string, crossed: boolean, liquidation: NonNullable<FillRecord['liquidation']>,
+): void {
+  const change = applyFill(who, m.asset, buy, lots, ntl, ctx.state.isolatedLeverage(who, m));
+  who.perpRealized += change.closedPnl;
+  trackHolder(m, who);
+  ctx.events.push({
+    kind: 'fill',
+    user: who.address,
+    fill: {
+      coin: m.name,
+      px,
+      sz,
+      side: buy ? 'B' : 'A',
+      time: ctx.time,
+      startPosition: formatScaled(change.startPosition, m.szDecimals),
+      dir: change.dir,
+      closedPnl: formatScaled(change.closedPnl, USD_DECIMALS),
+      hash: LIQUIDATION_HASH,
+      oid: 0,
+      crossed,
+      fee: '0',
+      feeToken: 'USDC',
+      tid,
+      liquidation,
+    },
+  });
 }
 
 /**
@@ -138,7 +146,7 @@ function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMa
   const backstop = state.accounts.get(state.config.clearinghouse.backstop);
   if (backstop === undefined || backstop === acct) return false;
   // Once the backstop refused a side of a market, the rest of the sweep deleverages that side.
-  const side = `${m.asset}:${pos.szi > 0 ? 'L' : 'S'}`;
+  const side = sideKey(m, pos.szi > 0);
   if (sweep.backstopFull.has(side)) return false;
   const lots = Math.abs(pos.szi);
   const mark = state.markPx(m);
@@ -160,13 +168,18 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset) as Position;
   const mark = state.markPx(m);
-  const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : marginFigures(state, acct).accountValue;
+  const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : crossAccountValue(state, acct);
   if (equity >= 0n) return mark;
   // equity(px) = equity + side * (px - mark) * lots * scale = 0
   const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
   const move = (-equity + per - 1n) / per;
   const px = pos.szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
   return Number(px > 0n ? px : 1n);
+}
+
+/** A market side as one number: the longs or the shorts of `m`. */
+function sideKey(m: PerpMarket, long: boolean): number {
+  return m.asset * 2 + (long ? 1 : 0);
 }
 
 /**
@@ -176,9 +189,9 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
  * order, so a sweep that deleverages many accounts stays linear in the number of holders.
  */
 class Sweep {
-  /** Market sides (`asset:L` or `asset:S`) the backstop could not take in this sweep. */
-  readonly backstopFull = new Set<string>();
-  private readonly queues = new Map<string, { accounts: Account[]; next: number }>();
+  /** Market sides (`sideKey`) the backstop could not take in this sweep. */
+  readonly backstopFull = new Set<number>();
+  private readonly queues = new Map<number, { accounts: Account[]; next: number }>();
   /** Cross equity of each ranked account at the ranking's marks (an account holds several positions). */
   private readonly equity = new Map<Account, bigint>();
 
@@ -186,7 +199,7 @@ class Sweep {
 
   /** The queue of `long` (or short) holders of `m`, built on first use; `fresh` ranks again (the queue ran dry). */
   adlQueue(m: PerpMarket, long: boolean, fresh = false): { accounts: Account[]; next: number } {
-    const key = `${m.asset}:${long ? 'L' : 'S'}`;
+    const key = sideKey(m, long);
     let q = this.queues.get(key);
     if (q === undefined || fresh) this.queues.set(key, (q = { accounts: this.rank(m, long), next: 0 }));
     return q;
@@ -194,20 +207,29 @@ class Sweep {
 
   private rank(m: PerpMarket, long: boolean): Account[] {
     const { state } = this.ctx;
-    const mark = state.markPx(m);
+    const marks = state.perps.map((p) => state.markPx(p));
+    const mark = marks[m.asset] as number;
     const ranked: { acct: Account; rank: bigint }[] = [];
     for (const holder of m.holders) {
       const other = state.accounts.get(holder);
       const p = other?.positions.get(m.asset);
       if (other === undefined || p === undefined || p.szi > 0 !== long) continue;
-      const own = isolatedFigures(state, m, p, mark);
-      let equity = own.value;
+      const ntl = state.notional(m, mark, Math.abs(p.szi));
+      const upnl = unrealizedPnl(p, ntl);
+      let equity = p.margin + upnl;
       if (!state.isIsolated(other, m)) {
         let cross = this.equity.get(other);
-        if (cross === undefined) this.equity.set(other, (cross = marginFigures(state, other).accountValue));
+        if (cross === undefined) this.equity.set(other, (cross = crossAccountValue(state, other, marks)));
         equity = cross;
       }
-      ranked.push({ acct: other, rank: ((own.value - p.margin) * own.ntl) / (equity > 0n ? equity : 1n) });
+      ranked.push({ acct: other, rank: (upnl * ntl) / (equity > 0n ? equity : 1n) });
+    }
+    // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else as bigints.
+    const limit = BigInt(Number.MAX_SAFE_INTEGER);
+    if (ranked.every((r) => r.rank <= limit && r.rank >= -limit)) {
+      const byNumber = ranked.map((r) => ({ acct: r.acct, rank: Number(r.rank) }));
+      byNumber.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : b.rank - a.rank));
+      return byNumber.map((r) => r.acct);
     }
     ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
     return ranked.map((r) => r.acct);
@@ -253,7 +275,7 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
   const { state } = ctx;
   const positions = markets.map((m) => ({ coin: m.name, szi: formatScaled(acct.positions.get(m.asset)?.szi ?? 0, m.szDecimals) }));
   cancelOrders(ctx, acct, isolated ? markets : state.perps);
-  const liqCtx: TxContext = { ...ctx, hash: LIQUIDATION_HASH };
+  const liqCtx: TxContext = { state, hash: LIQUIDATION_HASH, time: ctx.time, events: ctx.events };
   const usdcBefore = acct.usdc;
   let viaBook = false;
   let viaBackstop = false;
@@ -318,10 +340,13 @@ export function runLiquidations(ctx: TxContext): void {
   // each one, so every account is judged at the marks of the moment.
   const markAll = () => state.perps.map((m) => state.markPx(m));
   let marks = markAll();
+  // The screen's per-market constants: USD units per lot and price unit, maintenance per notional.
+  const perUnit = state.perps.map((m) => Number(m.ntlScale));
+  const mmRate = state.perps.map((m) => state.config.clearinghouse.maintenanceBps / (10_000 * m.config.maxLeverage));
   const sweep = new Sweep(ctx);
   for (const user of [...holders].sort()) {
     const acct = state.accounts.get(user);
-    if (acct === undefined || clearlySafe(ctx, acct, marks)) continue;
+    if (acct === undefined || clearlySafe(ctx, acct, marks, perUnit, mmRate)) continue;
     const cross = crossUnderwater(ctx, acct, marks);
     if (cross !== null) {
       const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));

@@ -45,6 +45,17 @@ export function marginFigures(state: ExchangeState, acct: Account, marks?: reado
   return { accountValue, positionMargin, totalNtlPos, maintenanceMargin, isolatedValue, isolatedNtl };
 }
 
+/** Cross account value alone (USDC plus the cross positions' unrealized PnL at mark): `marginFigures(...).accountValue` without the margins. */
+export function crossAccountValue(state: ExchangeState, acct: Account, marks?: readonly number[]): bigint {
+  let value = acct.usdc;
+  for (const [asset, pos] of acct.positions) {
+    const market = state.perps[asset];
+    if (market === undefined || state.isIsolated(acct, market)) continue;
+    value += unrealizedPnl(pos, state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi)));
+  }
+  return value;
+}
+
 /** An isolated position's own figures at a mark: margin plus unrealized PnL, and its maintenance margin. */
 export function isolatedFigures(state: ExchangeState, m: PerpMarket, pos: Position, mark: number): { value: bigint; maintenance: bigint; ntl: bigint } {
   const ntl = state.notional(m, mark, Math.abs(pos.szi));

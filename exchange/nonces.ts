@@ -21,7 +21,7 @@ function lowerBound(a: readonly number[], v: number): number {
 
 /** Why this nonce cannot be used by this signer, or null when it can. */
 export function nonceRefusal(used: readonly number[] | undefined, nonce: number): ExchangeError | null {
-  if (used === undefined) return null;
+  if (used === undefined || used.length === 0 || nonce > (used[used.length - 1] as number)) return null; // the common case: a new highest
   const i = lowerBound(used, nonce);
   if (used[i] === nonce) return exchangeError('NONCE_USED');
   if (used.length >= NONCES_KEPT && i === 0) return exchangeError('NONCE_TOO_OLD', `below the ${NONCES_KEPT} most recent nonces of this signer`);
@@ -32,6 +32,7 @@ export function nonceRefusal(used: readonly number[] | undefined, nonce: number)
 export function recordNonce(nonces: Map<string, number[]>, signer: string, nonce: number): void {
   let used = nonces.get(signer);
   if (used === undefined) nonces.set(signer, (used = []));
-  used.splice(lowerBound(used, nonce), 0, nonce);
+  if (used.length === 0 || nonce > (used[used.length - 1] as number)) used.push(nonce);
+  else used.splice(lowerBound(used, nonce), 0, nonce);
   if (used.length > NONCES_KEPT) used.shift();
 }

@@ -7,18 +7,6 @@ import type { BookOrder } from './engine/book-order.ts';
 import type { PerpMarket } from './markets.ts';
 import type { ExchangeState } from './state.ts';
 
-/** Lots of the owner's resting orders on one side of a market. */
-export function restingLots(m: PerpMarket, owner: string, isBuy: boolean): { all: number; reduceOnly: number } {
-  let all = 0;
-  let reduceOnly = 0;
-  for (let o = m.engine.ownerHead(owner); o !== null; o = o.ownerNext) {
-    if (o.isBuy !== isBuy) continue;
-    all += o.sz;
-    if (o.reduceOnly) reduceOnly += o.sz;
-  }
-  return { all, reduceOnly };
-}
-
 /** The price margin is taken at: buys fill at or below their limit, sells at or above it (up to the best bid). */
 export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
   if (isBuy) return px;
@@ -29,7 +17,7 @@ export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
 /** Margin a new order needs, given the owner's position and same-side resting orders. */
 export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
   if (reduceOnly) return 0n;
-  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - restingLots(m, acct.address, isBuy).all);
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
   const open = Math.max(0, lots - capacity);
   return open === 0 ? 0n : initialMargin(state.notional(m, marginPx(m, isBuy, px), open), state.leverage(acct, m));
 }
@@ -40,7 +28,7 @@ export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarke
  */
 export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): bigint {
   if (o.reduceOnly) return 0n;
-  const older = restingLots(m, acct.address, o.isBuy).all - o.sz;
+  const older = m.engine.ownerLots(acct.address, o.isBuy) - o.sz;
   const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - older);
   const open = Math.max(0, o.sz - capacity);
   return open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), state.leverage(acct, m));

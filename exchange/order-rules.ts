@@ -1,6 +1,6 @@
 // The spec's order constraints: price at most 5 significant figures (integers always allowed),
 // at most the market's price decimals; size a multiple of the lot.
-import { parseDecimal, significantFigures, toScaled, formatScaled } from '../primitives/index.ts';
+import { parseDecimal, scanUnits, scannedSigFigs, significantFigures, toScaled, formatScaled } from '../primitives/index.ts';
 import { MAX_SIG_FIGS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 
@@ -8,6 +8,9 @@ import { exchangeError, type ExchangeError } from './errors.ts';
 const MAX_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
 export function parsePrice(text: string, pxDecimals: number): number | ExchangeError {
+  const fast = scanUnits(text, pxDecimals);
+  // A whole number always passes; with a fraction, at most MAX_SIG_FIGS figures (else the general path says why).
+  if (fast > 0 && (fast % 10 ** pxDecimals === 0 || scannedSigFigs <= MAX_SIG_FIGS)) return fast;
   const d = parseDecimal(text);
   if (d === null || d.negative || d.digits === '') {
     return exchangeError('INVALID_PRICE', `${text} is not a positive decimal`);
@@ -27,6 +30,8 @@ export function parsePrice(text: string, pxDecimals: number): number | ExchangeE
 }
 
 export function parseSize(text: string, szDecimals: number): number | ExchangeError {
+  const fast = scanUnits(text, szDecimals);
+  if (fast > 0) return fast;
   const d = parseDecimal(text);
   if (d === null || d.negative || d.digits === '') {
     return exchangeError('INVALID_SIZE', `${text} is not a positive decimal`);

@@ -44,6 +44,49 @@ export function parseScaled(text: string, decimals: number): bigint | null {
   return d === null ? null : toScaled(d, decimals);
 }
 
+/** Significant figures of the value the last successful `scanUnits` read. */
+export let scannedSigFigs = 0;
+
+/**
+ * The hot path of order parsing: a plain positive decimal of at most 15 digits ("3500.5") as an
+ * integer number of 10^-decimals units, without regular expressions or bigints. Returns -1
+ * whenever the text is anything else (zero, negative, malformed, long, more decimals than
+ * `decimals`): the caller then takes the general path, which gives the exact error. On success
+ * `scannedSigFigs` holds the figures `significantFigures` would count for a value with a fraction.
+ */
+export function scanUnits(text: string, decimals: number): number {
+  const n = text.length;
+  if (n === 0 || n > 16) return -1;
+  let v = 0;
+  let digits = 0; // significant digits so far (leading zeros skipped)
+  let frac = -1; // digits after the point; -1 before one
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (frac >= 0 || i === 0 || i === n - 1) return -1;
+      frac = 0;
+      continue;
+    }
+    const d = c - 48;
+    if (d < 0 || d > 9) return -1;
+    if (digits > 0 || d !== 0) digits++;
+    v = v * 10 + d;
+    if (frac >= 0) frac++;
+  }
+  if (v === 0 || digits > 15) return -1;
+  if (frac < 0) frac = 0;
+  while (frac > 0 && v % 10 === 0) {
+    v /= 10;
+    frac--;
+    digits--;
+  }
+  if (frac > decimals) return -1;
+  const units = v * 10 ** (decimals - frac);
+  if (!Number.isSafeInteger(units)) return -1;
+  scannedSigFigs = digits;
+  return units;
+}
+
 /** Formats value * 10^-decimals as a normalized decimal: no exponent, no trailing zeros, "0" for zero. */
 export function formatScaled(value: bigint | number, decimals: number): string {
   let negative: boolean;

@@ -8,6 +8,16 @@ export const TIF_ALO = 2;
 export type TifCode = typeof TIF_GTC | typeof TIF_IOC | typeof TIF_ALO;
 export const TIF_NAMES = ['Gtc', 'Ioc', 'Alo'] as const;
 
+/** One owner's open orders in a market, with per-side lot totals kept in step (O(1) margin checks). */
+export interface OwnerOrders {
+  head: BookOrder | null;
+  count: number;
+  buyLots: number;
+  sellLots: number;
+  buyReduceOnlyLots: number;
+  sellReduceOnlyLots: number;
+}
+
 /**
  * Engines reuse these objects once they leave the book: a reference an engine hands out (a
  * cancelled order, a fill's maker) is valid until the next place() on that engine. Keep the
@@ -22,7 +32,7 @@ export class BookOrder {
   ownerNext: BookOrder | null = null;
   /** The level it rests in (null when not in the book) and its owner's list: no lookups on removal. */
   level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number } | null = null;
-  ownerList: { head: BookOrder | null; count: number } | null = null;
+  ownerList: OwnerOrders | null = null;
 
   constructor(
     public oid: number,

@@ -32,7 +32,8 @@ export class BookSide {
   }
 
   bestPx(): number | undefined {
-    return this.prices[this.prices.length - 1];
+    const n = this.prices.length;
+    return n === 0 ? undefined : this.prices[n - 1]; // never index -1: an out-of-bounds read is V8's slow path
   }
 
   /** Non-empty levels from the best, at most `depth` of them. */

@@ -3,7 +3,7 @@
 // Knows nothing of accounts or money: the exchange layer checks margin and balances before
 // placing and applies the fills after.
 import type { Address } from '../../primitives/index.ts';
-import { BookOrder, TIF_ALO, TIF_IOC, type TifCode } from './book-order.ts';
+import { BookOrder, TIF_ALO, TIF_IOC, type OwnerOrders, type TifCode } from './book-order.ts';
 import { BookSide, type Level } from './book-side.ts';
 import { NumMap } from './num-map.ts';
 
@@ -53,9 +53,15 @@ export class Fill {
   ) {}
 }
 
-interface OwnerOrders {
-  head: BookOrder | null;
-  count: number;
+/** Adds `lots` (negative to take away) of `o` to its owner's side totals. */
+function addOwnerLots(list: OwnerOrders, o: BookOrder, lots: number): void {
+  if (o.isBuy) {
+    list.buyLots += lots;
+    if (o.reduceOnly) list.buyReduceOnlyLots += lots;
+  } else {
+    list.sellLots += lots;
+    if (o.reduceOnly) list.sellReduceOnlyLots += lots;
+  }
 }
 
 /** True when a price in units has at most 5 significant figures or is a whole number. */
@@ -105,6 +111,17 @@ export class MatchingEngine {
   /** The owner's open orders, newest first. */
   *ownerOrders(owner: Address): Generator<BookOrder> {
     for (let o = this.owners.get(owner)?.head ?? null; o !== null; o = o.ownerNext) yield o;
+  }
+
+  /** Lots of the owner's resting orders on one side: all of them, or the reduce-only ones. */
+  ownerLots(owner: Address, isBuy: boolean): number {
+    const list = this.owners.get(owner);
+    return list === undefined ? 0 : isBuy ? list.buyLots : list.sellLots;
+  }
+
+  ownerReduceOnlyLots(owner: Address, isBuy: boolean): number {
+    const list = this.owners.get(owner);
+    return list === undefined ? 0 : isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots;
   }
 
   /** The newest of the owner's open orders; follow `ownerNext` for the rest (hot paths). */
@@ -203,6 +220,7 @@ export class MatchingEngine {
           maker.sz = 0;
         } else {
           opposite.shrink(maker, f);
+          addOwnerLots(maker.ownerList as OwnerOrders, maker, -f);
         }
       }
     }
@@ -227,12 +245,13 @@ export class MatchingEngine {
     (o.isBuy ? this.bids : this.asks).add(o);
     this.orders.set(o.oid, o);
     let list = known ?? this.owners.get(o.owner);
-    if (list === undefined) this.owners.set(o.owner, (list = { head: null, count: 0 }));
+    if (list === undefined) this.owners.set(o.owner, (list = { head: null, count: 0, buyLots: 0, sellLots: 0, buyReduceOnlyLots: 0, sellReduceOnlyLots: 0 }));
     o.ownerPrev = null;
     o.ownerNext = list.head;
     if (list.head !== null) list.head.ownerPrev = o;
     list.head = o;
     list.count += 1;
+    addOwnerLots(list, o, o.sz);
     o.ownerList = list;
     if (o.cloid !== null) this.cloids.set(`${o.owner}:${o.cloid}`, o);
   }
@@ -243,6 +262,7 @@ export class MatchingEngine {
     this.orders.delete(o.oid);
     const list = o.ownerList as OwnerOrders;
     o.ownerList = null;
+    addOwnerLots(list, o, -o.sz);
     if (o.ownerPrev === null) list.head = o.ownerNext;
     else o.ownerPrev.ownerNext = o.ownerNext;
     if (o.ownerNext !== null) o.ownerNext.ownerPrev = o.ownerPrev;
@@ -272,6 +292,7 @@ export class MatchingEngine {
   reprice(o: BookOrder, px: number, sz: number): void {
     const side = this.side(o.isBuy);
     side.remove(o);
+    addOwnerLots(o.ownerList as OwnerOrders, o, sz - o.sz);
     o.px = px;
     o.sz = sz;
     side.add(o);
@@ -280,5 +301,6 @@ export class MatchingEngine {
   /** Shrinks a resting order in place (keeps priority). */
   shrink(o: BookOrder, lots: number): void {
     this.side(o.isBuy).shrink(o, lots);
+    addOwnerLots(o.ownerList as OwnerOrders, o, -lots);
   }
 }

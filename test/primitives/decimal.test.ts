@@ -1,5 +1,6 @@
 import t from 'tap';
-import { divRound, formatScaled, parseDecimal, parseScaled, significantFigures } from '../../primitives/index.ts';
+import fc from 'fast-check';
+import { divRound, formatScaled, parseDecimal, parseScaled, scanUnits, scannedSigFigs, significantFigures } from '../../primitives/index.ts';
 
 t.test('parseDecimal accepts plain decimals only', async (t) => {
   t.same(parseDecimal('123.4500'), { negative: false, digits: '12345', scale: 2 });
@@ -42,4 +43,28 @@ t.test('divRound rounds in the named direction', async (t) => {
   ];
   for (const [a, b, mode, want] of rows) t.equal(divRound(a, b, mode), want, `${a}/${b} ${mode}`);
   t.throws(() => divRound(1n, 0n, 'floor'));
+});
+
+t.test('scanUnits agrees with the general path wherever it answers', async (t) => {
+  const seed = Number(process.env.SEED ?? 20261122);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const text = fc.oneof(
+    fc.tuple(fc.stringMatching(/^[0-9]{1,9}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`)),
+    fc.string({ maxLength: 18 }),
+    fc.constantFrom('0', '0.0', '00.50', '1.', '.5', '-1', '1e3', '9007199254740993', '123456789012345.6', '0.000000001'),
+  );
+  fc.assert(
+    fc.property(text, fc.integer({ min: 0, max: 10 }), (s, decimals) => {
+      const fast = scanUnits(s, decimals);
+      const d = parseDecimal(s);
+      const general = d === null || d.negative || d.digits === '' ? null : parseScaled(s, decimals);
+      if (fast === -1) {
+        // Refused by the fast path: fine, unless it is a short plain value the general path scales safely.
+        if (general !== null && general <= BigInt(Number.MAX_SAFE_INTEGER) && d!.digits.length <= 15 && s.length <= 16 && /^[0-9]+(\.[0-9]+)?$/.test(s)) return false;
+        return true;
+      }
+      return general !== null && BigInt(fast) === general && (d!.scale === 0 || scannedSigFigs === significantFigures(d!));
+    }),
+    { seed, numRuns: 5000 },
+  );
 });

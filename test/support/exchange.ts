@@ -138,6 +138,13 @@ export function bookInvariants(ex: Exchange): string | null {
     for (const [owner, n] of byOwner) {
       const listed = [...m.engine.ownerOrders(owner)];
       if (listed.length !== n || m.engine.openCount(owner) !== n) return `${m.name}: ${owner} has ${n} orders, its list ${listed.length}, its count ${m.engine.openCount(owner)}`;
+      for (const isBuy of [true, false]) {
+        const lots = listed.filter((o) => o.isBuy === isBuy).reduce((t, o) => t + o.sz, 0);
+        const ro = listed.filter((o) => o.isBuy === isBuy && o.reduceOnly).reduce((t, o) => t + o.sz, 0);
+        if (m.engine.ownerLots(owner, isBuy) !== lots || m.engine.ownerReduceOnlyLots(owner, isBuy) !== ro) {
+          return `${m.name}: ${owner} ${isBuy ? 'buy' : 'sell'} lots ${m.engine.ownerLots(owner, isBuy)}/${m.engine.ownerReduceOnlyLots(owner, isBuy)} != ${lots}/${ro}`;
+        }
+      }
     }
     if (m.kind === 'perp') {
       let net = 0;
