@@ -41,6 +41,8 @@ export interface NodeConfig {
   readonly rpcPort: number | null;
   /** Bytes a WebSocket connection may have unsent before it is closed as too slow. */
   readonly wsMaxBackpressure: number;
+  /** Public WebSocket streams go out at most this often (ms), the blocks in between merged; 0: every block. */
+  readonly wsPublicIntervalMs: number;
   readonly batchDelayMs: number;
   readonly emptyBlockIntervalMs: number;
   readonly maxBlockTxs: number;
@@ -73,6 +75,7 @@ export const DEFAULT_NODE_CONFIG = {
   wsPort: 4000 as number | null,
   rpcPort: 3001 as number | null,
   wsMaxBackpressure: 4 << 20,
+  wsPublicIntervalMs: 10,
   batchDelayMs: 2,
   emptyBlockIntervalMs: 1000,
   maxBlockTxs: 10_000,
@@ -375,7 +378,7 @@ export class SvcNode {
     let ws: WsServer | null = null;
     let wsPort: number | null = null;
     if (config.wsPort !== null) {
-      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, maxSubscriptions: 1000, maxConnectionsPerIp: 100 });
+      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, maxSubscriptions: 1000, maxConnectionsPerIp: 100, publicIntervalMs: config.wsPublicIntervalMs });
       try {
         wsPort = await ws.listen();
       } catch (err) {

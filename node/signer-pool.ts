@@ -54,6 +54,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
   private readonly lanes: Lane[];
   private seq = 0;
   private flushScheduled = false;
+  /** The lane this tick's jobs go to (see enqueue). */
+  private tickLane: Lane | null = null;
 
   private constructor(lanes: Lane[]) {
     this.lanes = lanes;
@@ -100,15 +102,23 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
-      // The lane with the least work queued takes it.
-      let lane = this.lanes[0] as Lane;
-      for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
+      // A tick's jobs go to one lane, the one with the least work queued when the tick's first job
+      // came: one message (one thread wake-up) per tick, not one per lane. A full batch moves on.
+      let lane = this.tickLane;
+      if (lane === null) {
+        lane = this.lanes[0] as Lane;
+        for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
+        this.tickLane = lane;
+      }
       lane.pending.push({ job, resolve });
-      if (lane.pending.length >= MAX_BATCH) this.flush(lane);
-      else if (!this.flushScheduled) {
+      if (lane.pending.length >= MAX_BATCH) {
+        this.flush(lane);
+        this.tickLane = null; // the next job picks again: a burst spreads over the lanes
+      } else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => {
           this.flushScheduled = false;
+          this.tickLane = null;
           for (const l of this.lanes) this.flush(l);
         });
       }

@@ -15,7 +15,7 @@ export interface FeedBlock {
   readonly header: { readonly height: number; readonly time: number };
   readonly events: readonly ExchangeEvent[];
   /** Candles changed by the block, Hyperliquid's shape (`s` coin, `i` interval). */
-  readonly candles: readonly { readonly s: string; readonly i: string }[];
+  readonly candles: readonly { readonly s: string; readonly i: string; readonly t: number }[];
 }
 
 export interface BlockFeed {
@@ -30,6 +30,26 @@ export interface WsServerOptions {
   readonly maxBackpressure: number;
   readonly maxSubscriptions: number;
   readonly maxConnectionsPerIp: number;
+  /**
+   * Public streams are published at most this often (ms): the blocks committed in between are
+   * merged (their trades and candle changes in block order, the latest book, mids and contexts),
+   * so the fan-out to many subscribers costs one write per subscriber per interval, not per block.
+   * 0 publishes every block.
+   */
+  readonly publicIntervalMs: number;
+}
+
+type Trade = { coin: string; side: string; px: string; sz: string; hash: string; time: number; tid: number; users: [string, string] };
+type Candle = FeedBlock['candles'][number];
+
+/** Public stream changes of the blocks not yet published. */
+interface PublicPending {
+  readonly touchedCoins: Set<string>;
+  readonly trades: Map<string, Trade[]>;
+  /** By coin, interval and open time: the latest state of each candle, in first-change order. */
+  readonly candles: Map<string, Candle>;
+  /** Time of the latest block gathered. */
+  time: number;
 }
 
 type Subscription =
@@ -62,6 +82,11 @@ export class WsServer {
    * thousand subscribers cost one JSON.stringify, not a thousand.
    */
   private readonly topics = new Map<string, PublicSubscription>();
+  /** Connections with a user stream, by user: a block's user events reach them without a scan of every connection. */
+  private readonly byUser = new Map<string, Set<uWS.WebSocket<Conn>>>();
+  private pending: PublicPending | null = null;
+  private lastPublish = -Infinity;
+  private publishTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribeFeed: () => void;
 
   constructor(
@@ -93,6 +118,7 @@ export class WsServer {
       message: (ws, message) => void this.onMessage(ws, Buffer.from(message).toString('utf8')),
       close: (ws) => {
         this.conns.delete(ws);
+        for (const sub of ws.getUserData().subs.values()) if (!isPublic(sub)) this.unindex(ws, sub.user);
         const ip = ws.getUserData().ip;
         const n = (this.perIp.get(ip) ?? 1) - 1;
         if (n === 0) this.perIp.delete(ip);
@@ -110,6 +136,7 @@ export class WsServer {
   }
 
   close(): void {
+    if (this.publishTimer !== null) clearTimeout(this.publishTimer);
     this.unsubscribeFeed();
     this.listener.close();
   }
@@ -175,11 +202,13 @@ export class WsServer {
     if (method === 'unsubscribe') {
       if (!subs.delete(key)) return this.error(ws, `Not subscribed: ${key}`);
       if (isPublic(sub)) ws.unsubscribe(key);
+      else if (![...subs.values()].some((o) => !isPublic(o) && o.user === sub.user)) this.unindex(ws, sub.user);
       return this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     }
     if (subs.has(key)) return this.error(ws, `Already subscribed: ${key}`);
     if (subs.size >= this.opts.maxSubscriptions) return this.error(ws, `At most ${this.opts.maxSubscriptions} subscriptions per connection`);
     subs.set(key, sub);
+    if (!isPublic(sub)) (this.byUser.get(sub.user) ?? this.byUser.set(sub.user, new Set()).get(sub.user)!).add(ws);
     this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     void this.snapshot(ws, sub).then(() => {
       // Pushes start after the snapshot, and only while the connection lives.
@@ -232,10 +261,16 @@ export class WsServer {
     }
   }
 
-  /** The messages one block gives a public subscription (none when it did not touch it). */
-  private publicMessages(
-    sub: PublicSubscription, b: FeedBlock, touchedCoins: Set<string>, trades: Map<string, unknown[]>, book: (coin: string) => unknown,
-  ): unknown[] {
+  private unindex(ws: uWS.WebSocket<Conn>, user: string): void {
+    const set = this.byUser.get(user);
+    if (set === undefined) return;
+    set.delete(ws);
+    if (set.size === 0) this.byUser.delete(user);
+  }
+
+  /** The messages the gathered blocks give a public subscription (none when they did not touch it). */
+  private publicMessages(sub: PublicSubscription, p: PublicPending, book: (coin: string) => unknown): unknown[] {
+    const { touchedCoins, trades } = p;
     switch (sub.type) {
       case 'allMids':
         return touchedCoins.size > 0 ? [{ channel: 'allMids', data: { mids: this.api.allMids() } }] : [];
@@ -244,14 +279,14 @@ export class WsServer {
       case 'bbo': {
         if (!touchedCoins.has(sub.coin)) return [];
         const levels = (book(sub.coin) as { levels: [unknown[], unknown[]] } | null)?.levels;
-        return [{ channel: 'bbo', data: { coin: sub.coin, time: b.header.time, bbo: [levels?.[0][0] ?? null, levels?.[1][0] ?? null] } }];
+        return [{ channel: 'bbo', data: { coin: sub.coin, time: p.time, bbo: [levels?.[0][0] ?? null, levels?.[1][0] ?? null] } }];
       }
       case 'trades': {
         const t = trades.get(sub.coin);
         return t === undefined ? [] : [{ channel: 'trades', data: t }];
       }
       case 'candle':
-        return b.candles.filter((c) => c.s === sub.coin && c.i === sub.interval).map((c) => ({ channel: 'candle', data: c }));
+        return [...p.candles.values()].filter((c) => c.s === sub.coin && c.i === sub.interval).map((c) => ({ channel: 'candle', data: c }));
       case 'activeAssetCtx': {
         if (!touchedCoins.has(sub.coin)) return [];
         const ctx = this.assetCtx(sub.coin);
@@ -267,11 +302,11 @@ export class WsServer {
     return i < 0 ? null : ctxs[i];
   }
 
-  /** Pushes one committed block to every subscription it concerns. */
+  /** Pushes one committed block to every subscription it concerns (public streams merged per interval). */
   private onBlock(b: FeedBlock): void {
     if (this.conns.size === 0) return;
-    const touchedCoins = new Set<string>();
-    const trades = new Map<string, { coin: string; side: string; px: string; sz: string; hash: string; time: number; tid: number; users: [string, string] }[]>();
+    const p = (this.pending ??= { touchedCoins: new Set(), trades: new Map(), candles: new Map(), time: 0 });
+    p.time = b.header.time;
     const fills = new Map<string, FillRecord[]>();
     const orders = new Map<string, unknown[]>();
     const fundings = new Map<string, unknown[]>();
@@ -279,26 +314,54 @@ export class WsServer {
     const makers = new Map<number, string>();
     for (const e of b.events) {
       if (e.kind === 'fill') {
-        touchedCoins.add(e.fill.coin);
+        p.touchedCoins.add(e.fill.coin);
         (fills.get(e.user) ?? fills.set(e.user, []).get(e.user)!).push(e.fill);
         if (!e.fill.crossed) makers.set(e.fill.tid, e.user);
         else {
           const maker = makers.get(e.fill.tid) ?? '';
           const users: [string, string] = e.fill.side === 'B' ? [e.user, maker] : [maker, e.user];
-          const list = trades.get(e.fill.coin) ?? trades.set(e.fill.coin, []).get(e.fill.coin)!;
+          const list = p.trades.get(e.fill.coin) ?? p.trades.set(e.fill.coin, []).get(e.fill.coin)!;
           list.push({ coin: e.fill.coin, side: e.fill.side, px: e.fill.px, sz: e.fill.sz, hash: e.fill.hash, time: e.fill.time, tid: e.fill.tid, users });
         }
       } else if (e.kind === 'order') {
-        touchedCoins.add(e.order.coin);
+        p.touchedCoins.add(e.order.coin);
         (orders.get(e.user) ?? orders.set(e.user, []).get(e.user)!).push({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
       } else if (e.kind === 'funding') {
         (fundings.get(e.user) ?? fundings.set(e.user, []).get(e.user)!).push(e.funding);
       } else if (e.kind === 'liquidation') {
         const l = e.liquidation;
-        const text = `Liquidated: ${l.liquidatedPositions.map((p) => `${p.szi} ${p.coin}`).join(', ')} (account value ${l.accountValue} below maintenance ${l.maintenanceMargin})`;
+        const text = `Liquidated: ${l.liquidatedPositions.map((x) => `${x.szi} ${x.coin}`).join(', ')} (account value ${l.accountValue} below maintenance ${l.maintenanceMargin})`;
         (notices.get(e.user) ?? notices.set(e.user, []).get(e.user)!).push(text);
       }
     }
+    for (const c of b.candles) {
+      const key = `${c.s}|${c.i}|${c.t}`;
+      p.candles.delete(key); // re-inserted: a candle's latest state goes out after the ones changed before it
+      p.candles.set(key, c);
+    }
+    const wait = this.lastPublish + this.opts.publicIntervalMs - performance.now();
+    if (wait <= 0) this.publishPublic();
+    else this.publishTimer ??= setTimeout(() => this.publishPublic(), wait);
+    if (fills.size + orders.size + fundings.size + notices.size === 0) return;
+    const users = new Set([...fills.keys(), ...orders.keys(), ...fundings.keys(), ...notices.keys()]);
+    for (const user of users) {
+      for (const ws of this.byUser.get(user) ?? []) {
+        for (const sub of ws.getUserData().subs.values()) {
+          if (isPublic(sub) || sub.user !== user) continue;
+          this.sendUserStream(ws, sub, fills, orders, fundings, notices);
+        }
+      }
+    }
+  }
+
+  /** Publishes the public streams gathered since the last time, each topic's message serialized once. */
+  private publishPublic(): void {
+    if (this.publishTimer !== null) clearTimeout(this.publishTimer);
+    this.publishTimer = null;
+    this.lastPublish = performance.now();
+    const p = this.pending;
+    this.pending = null;
+    if (p === null) return;
     const books = new Map<string, unknown>();
     const book = (coin: string) => books.get(coin) ?? books.set(coin, this.api.l2Book(coin)).get(coin);
     for (const [topic, sub] of this.topics) {
@@ -306,37 +369,38 @@ export class WsServer {
         this.topics.delete(topic);
         continue;
       }
-      for (const msg of this.publicMessages(sub, b, touchedCoins, trades, book)) this.app.publish(topic, JSON.stringify(msg), false);
+      for (const msg of this.publicMessages(sub, p, book)) this.app.publish(topic, JSON.stringify(msg), false);
     }
-    if (fills.size + orders.size + fundings.size + notices.size === 0) return;
-    for (const ws of this.conns) {
-      for (const sub of ws.getUserData().subs.values()) {
-        switch (sub.type) {
-          case 'userFills': {
-            const f = fills.get(sub.user);
-            if (f !== undefined) this.send(ws, { channel: 'userFills', data: { user: sub.user, fills: f } });
-            break;
-          }
-          case 'orderUpdates': {
-            const o = orders.get(sub.user);
-            if (o !== undefined) this.send(ws, { channel: 'orderUpdates', data: o });
-            break;
-          }
-          case 'userFundings': {
-            const f = fundings.get(sub.user);
-            if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
-            break;
-          }
-          case 'notification':
-            for (const notification of notices.get(sub.user) ?? []) this.send(ws, { channel: 'notification', data: { notification } });
-            break;
-          case 'userEvents': {
-            const f = fills.get(sub.user);
-            if (f !== undefined) this.send(ws, { channel: 'user', data: { fills: f } });
-            for (const funding of fundings.get(sub.user) ?? []) this.send(ws, { channel: 'user', data: { funding } });
-            break;
-          }
-        }
+  }
+
+  private sendUserStream(
+    ws: uWS.WebSocket<Conn>, sub: Exclude<Subscription, PublicSubscription>, fills: Map<string, FillRecord[]>, orders: Map<string, unknown[]>,
+    fundings: Map<string, unknown[]>, notices: Map<string, string[]>,
+  ): void {
+    switch (sub.type) {
+      case 'userFills': {
+        const f = fills.get(sub.user);
+        if (f !== undefined) this.send(ws, { channel: 'userFills', data: { user: sub.user, fills: f } });
+        break;
+      }
+      case 'orderUpdates': {
+        const o = orders.get(sub.user);
+        if (o !== undefined) this.send(ws, { channel: 'orderUpdates', data: o });
+        break;
+      }
+      case 'userFundings': {
+        const f = fundings.get(sub.user);
+        if (f !== undefined) this.send(ws, { channel: 'userFundings', data: { user: sub.user, fundings: f } });
+        break;
+      }
+      case 'notification':
+        for (const notification of notices.get(sub.user) ?? []) this.send(ws, { channel: 'notification', data: { notification } });
+        break;
+      case 'userEvents': {
+        const f = fills.get(sub.user);
+        if (f !== undefined) this.send(ws, { channel: 'user', data: { fills: f } });
+        for (const funding of fundings.get(sub.user) ?? []) this.send(ws, { channel: 'user', data: { funding } });
+        break;
       }
     }
   }
