@@ -4,42 +4,114 @@
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/** The output being built; canonicalize calls no user code, so it is never re-entered. */
+let out = '';
+
 export function canonicalize(value: unknown): string {
-  if (value === null) return 'null';
+  out = '';
+  try {
+    write(value);
+    return out;
+  } finally {
+    out = '';
+  }
+}
+
+function write(value: unknown): void {
+  if (value === null) {
+    out += 'null';
+    return;
+  }
   switch (typeof value) {
     case 'boolean':
-      return value ? 'true' : 'false';
+      out += value ? 'true' : 'false';
+      return;
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError('non-finite number in canonical JSON');
-      return JSON.stringify(value);
+      out += JSON.stringify(value);
+      return;
     case 'string':
-      return JSON.stringify(value);
+      out += quote(value);
+      return;
     case 'object': {
       if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalize(value[i]);
-        return `${out}]`;
+        out += '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ',';
+          write(value[i]);
+        }
+        out += ']';
+        return;
       }
       const obj = value as Record<string, unknown>;
-      const keys = Object.keys(obj);
-      // Most objects are small and many already sorted: check before sorting.
-      for (let i = 1; i < keys.length; i++) {
-        if ((keys[i - 1] as string) > (keys[i] as string)) {
-          keys.sort();
-          break;
-        }
-      }
-      let out = '{';
+      out += '{';
       let first = true;
-      for (const k of keys) {
+      for (const k of sortedKeys(obj)) {
         const v = obj[k];
         if (v === undefined) continue;
-        out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalize(v)}`;
+        out += first ? quotedKey(k) : `,${quotedKey(k)}`;
         first = false;
+        write(v);
       }
-      return `${out}}`;
+      out += '}';
+      return;
     }
     default:
       throw new TypeError(`cannot canonicalize ${typeof value}`);
   }
+}
+
+/** A string as JSON: printable ASCII without `"` or `\` is its own body; anything else goes to JSON.stringify. */
+function quote(s: string): string {
+  if (s.length > 64) return JSON.stringify(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
+/** `"key":` of the keys seen, bounded (keys of hostile input are quoted afresh once it is full). */
+const QUOTED = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = QUOTED.get(k);
+  if (q === undefined) {
+    q = `${quote(k)}:`;
+    if (QUOTED.size < 4096) QUOTED.set(k, q);
+  }
+  return q;
+}
+
+/**
+ * Sorted key lists of the object shapes seen, by first key. The events and results of a block
+ * are many objects of a few shapes: a cached list is reused when the object has as many keys and
+ * every one of them (same count and all present: the same set), which is cheaper than sorting.
+ * Bounded; an unknown shape is sorted.
+ */
+const SHAPES = new Map<string, string[][]>();
+
+function sortedKeys(obj: Record<string, unknown>): readonly string[] {
+  const keys = Object.keys(obj);
+  const n = keys.length;
+  let sorted = true;
+  for (let i = 1; i < n; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted) return keys;
+  const first = keys[0] as string;
+  const known = SHAPES.get(first);
+  if (known !== undefined) {
+    next: for (const shape of known) {
+      if (shape.length !== n) continue;
+      for (let i = 0; i < n; i++) if (!Object.prototype.propertyIsEnumerable.call(obj, shape[i] as string)) continue next;
+      return shape;
+    }
+  }
+  keys.sort();
+  if (known !== undefined ? known.length < 8 : SHAPES.size < 1024) (known ?? SHAPES.set(first, []).get(first)!).push(keys);
+  return keys;
 }
