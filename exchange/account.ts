@@ -181,8 +181,17 @@ export function unrealizedPnl(pos: Position, markNtl: bigint): bigint {
 
 /** Initial margin of a notional at a leverage, rounded up (the exchange never under-reserves). */
 export function initialMargin(ntl: bigint, leverage: number): bigint {
+  if (ntl >= 0n && ntl <= MAX_SAFE) return BigInt(initialMarginNum(Number(ntl), leverage));
   const l = BigInt(leverage);
   return (ntl + l - 1n) / l;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** `initialMargin` of a safe non-negative integer notional, on numbers: exact (remainder, then an exact division). */
+export function initialMarginNum(ntl: number, leverage: number): number {
+  const r = ntl % leverage;
+  return (ntl - r) / leverage + (r > 0 ? 1 : 0);
 }
 
 /** Lots an order on this side may close: the position's size when it is the other way, else 0. */

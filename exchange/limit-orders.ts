@@ -17,7 +17,7 @@ import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { bookOrderView, type LimitFields } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { newOrderMargin, newestOrderMargin } from './order-margin.ts';
+import { newestOrderMargin, orderMarginCovered } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
@@ -110,8 +110,7 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
     if (open >= ctx.state.config.maxOpenOrdersPerMarket) return exchangeError('MAX_OPEN_ORDERS');
   }
   if (m.kind === 'perp') {
-    const need = newOrderMargin(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly);
-    if (need > 0n && need > availableMargin(ctx.state, acct)) return ERR.margin();
+    if (!orderMarginCovered(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly)) return ERR.margin();
   } else {
     const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
     if (hold.amount > acct.free(hold.token) || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct))) {

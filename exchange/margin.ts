@@ -75,6 +75,41 @@ export function maintenanceOf(state: ExchangeState, maxLeverage: number, ntl: bi
  * of resting perp orders and the USDC held by resting spot buys. May be negative.
  */
 export function availableMargin(state: ExchangeState, acct: Account): bigint {
-  const f = marginFigures(state, acct);
-  return f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+  let free = acct.usdc - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+  for (const [asset, pos] of acct.positions) {
+    const market = state.perps[asset];
+    if (market === undefined || state.isIsolated(acct, market)) continue;
+    const ntl = state.notional(market, state.markPx(market), Math.abs(pos.szi));
+    free += unrealizedPnl(pos, ntl) - initialMargin(ntl, state.leverage(acct, market));
+  }
+  return free;
+}
+
+/**
+ * Whether `availableMargin` covers `need`, decided in doubles when the answer is clear: true or
+ * false, or null when the two are within the screen's slack (then only the exact bigint
+ * comparison may decide). `need` may be off by one unit of rounding. The doubles' error is below
+ * 1e-15 of the magnitudes summed, far inside the slack (1e-12 of them plus a few units), and
+ * doubles compute alike on every machine, so the screen never changes an outcome.
+ */
+export function freeMarginCovers(state: ExchangeState, acct: Account, need: number): boolean | null {
+  const usdc = Number(acct.usdc);
+  const reserved = Number(acct.orderMargin) + Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+  let free = usdc - reserved;
+  let magnitude = Math.abs(usdc) + Math.abs(reserved) + need;
+  let terms = 3;
+  for (const [asset, pos] of acct.positions) {
+    const market = state.perps[asset];
+    if (market === undefined) return null;
+    if (state.isIsolated(acct, market)) continue;
+    const ntl = Math.abs(pos.szi) * state.markPx(market) * market.ntlScaleNum;
+    const entry = Number(pos.entryNtl);
+    const im = ntl / state.leverage(acct, market);
+    free += (pos.szi > 0 ? ntl - entry : entry - ntl) - im;
+    magnitude += ntl + entry + im;
+    terms += 3;
+  }
+  const slack = magnitude * 1e-12 + terms + 1;
+  const d = free - need;
+  return d > slack ? true : d < -slack ? false : null;
 }

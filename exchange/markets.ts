@@ -14,6 +14,8 @@ interface MarketBase {
   readonly szDecimals: number;
   readonly pxDecimals: number;
   readonly ntlScale: bigint;
+  /** `ntlScale` as a number, for exact arithmetic on numbers while products stay safe integers. */
+  readonly ntlScaleNum: number;
   readonly minSz: number;
   readonly referencePx: number;
   readonly engine: MatchingEngine;
@@ -77,6 +79,7 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
       szDecimals: m.szDecimals,
       pxDecimals,
       ntlScale: 10n ** BigInt(USD_DECIMALS - pxDecimals - m.szDecimals),
+      ntlScaleNum: 10 ** (USD_DECIMALS - pxDecimals - m.szDecimals),
       minSz: m.minSz,
       referencePx: m.referencePx,
       engine,
@@ -110,6 +113,7 @@ export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
       szDecimals: base.szDecimals,
       pxDecimals,
       ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
+      ntlScaleNum: 10 ** (TOKEN_DECIMALS - pxDecimals - base.szDecimals),
       minSz: pair.minSz,
       referencePx: pair.referencePx,
       engine,

@@ -2,16 +2,33 @@
 // extend exposure: the position's closing capacity on a side is taken first by reduce-only
 // orders, then by the other resting orders in queue order. Reserves are recomputed whenever the
 // position or the owner's orders in the market change.
-import { closableLots, initialMargin, type Account } from './account.ts';
+import { closableLots, initialMargin, initialMarginNum, type Account } from './account.ts';
+import { availableMargin, freeMarginCovers } from './margin.ts';
 import type { BookOrder } from './engine/book-order.ts';
 import type { PerpMarket } from './markets.ts';
-import type { ExchangeState } from './state.ts';
+import { notionalNum, type ExchangeState } from './state.ts';
 
 /** The price margin is taken at: buys fill at or below their limit, sells at or above it (up to the best bid). */
 export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
   if (isBuy) return px;
   const bid = m.engine.bids.bestPx();
   return bid !== undefined && bid > px ? bid : px;
+}
+
+/**
+ * Whether the account's free collateral carries a new order's margin (`need <= available`, the
+ * admission rule), screened in doubles first (see `freeMarginCovers`).
+ */
+export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): boolean {
+  if (reduceOnly) return true;
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
+  const open = Math.max(0, lots - capacity);
+  if (open === 0) return true;
+  const lev = state.leverage(acct, m);
+  const mpx = marginPx(m, isBuy, px);
+  const covered = freeMarginCovers(state, acct, (mpx * open * m.ntlScaleNum) / lev);
+  if (covered !== null) return covered;
+  return initialMargin(state.notional(m, mpx, open), lev) <= availableMargin(state, acct);
 }
 
 /** Margin a new order needs, given the owner's position and same-side resting orders. */
@@ -31,7 +48,10 @@ export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMa
   const older = m.engine.ownerLots(acct.address, o.isBuy) - o.sz;
   const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - older);
   const open = Math.max(0, o.sz - capacity);
-  return open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), state.leverage(acct, m));
+  if (open === 0) return 0n;
+  const ntl = notionalNum(m, o.px, open);
+  const lev = state.leverage(acct, m);
+  return ntl >= 0 ? BigInt(initialMarginNum(ntl, lev)) : initialMargin(state.notional(m, o.px, open), lev);
 }
 
 /** Sets the margin of each of the owner's resting orders in the market from scratch. */

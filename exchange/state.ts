@@ -17,6 +17,18 @@ export interface Withdrawal {
   readonly time: number;
 }
 
+/**
+ * px * lots * ntlScale computed on numbers, exact when it is a safe integer; -1 when it is not
+ * (then only bigints are exact). A double product above 2^53 - 1 rounds to at least 2^53, so the
+ * bound check itself is exact.
+ */
+export function notionalNum(market: Market, px: number, lots: number): number {
+  const a = px * lots;
+  if (!(a <= Number.MAX_SAFE_INTEGER)) return -1;
+  const n = a * market.ntlScaleNum;
+  return n <= Number.MAX_SAFE_INTEGER ? n : -1;
+}
+
 export class ExchangeState {
   /** Order ids, trade ids and queue sequence numbers, exchange-wide. */
   readonly ids: IdSource = { nextOid: 1, nextTid: 1, nextSeq: 1 };
@@ -71,7 +83,8 @@ export class ExchangeState {
 
 
   notional(market: Market, px: number, lots: number): bigint {
-    return BigInt(px) * BigInt(lots) * market.ntlScale;
+    const n = notionalNum(market, px, lots);
+    return n >= 0 ? BigInt(n) : BigInt(px) * BigInt(lots) * market.ntlScale;
   }
 
   /**

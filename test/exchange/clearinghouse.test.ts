@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { views } from '../../exchange/index.ts';
+import { availableMargin, freeMarginCovers, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -232,4 +232,32 @@ t.test('address-based request budget: 10,000 plus one per USDC traded; cancels g
   h.order(C, lim(BTC, false, '100000', '0.01'));
   h.order(B, lim(BTC, true, '100000', '0.01', 'Ioc'));
   t.same(views.userRateLimit(h.ex.state, B), { cumVlm: '1000', nRequestsUsed: 1, nRequestsCap: 11_000, nRequestsSurplus: 0 });
+});
+
+t.test('the margin screen in doubles agrees with the exact comparison wherever it decides', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261122);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const h = new Harness();
+  const acct = h.ex.state.accounts.get(A)!;
+  const big = (max: bigint) => fc.bigInt({ min: 0n, max });
+  const position = fc.option(fc.record({ szi: fc.integer({ min: -1e9, max: 1e9 }).filter((x) => x !== 0), entryNtl: big(10n ** 17n) }), { nil: undefined });
+  let decided = 0;
+  fc.assert(
+    fc.property(big(10n ** 17n), big(10n ** 15n), fc.array(position, { minLength: 3, maxLength: 3 }), fc.integer({ min: -1000, max: 1000 }), fc.boolean(), (usdc, orderMargin, positions, delta, near) => {
+      acct.usdc = usdc;
+      acct.orderMargin = orderMargin;
+      acct.positions.clear();
+      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { szi: p.szi, entryNtl: p.entryNtl, funding: 0n, margin: 0n }));
+      const available = availableMargin(h.ex.state, acct);
+      // A need at the boundary (within a few units of what is free) or anywhere.
+      const need = near ? Number(available) + delta : Math.abs(delta) * 1e9;
+      if (need < 0) return true;
+      const screen = freeMarginCovers(h.ex.state, acct, need);
+      if (screen !== null) decided++;
+      return screen === null || screen === BigInt(Math.round(need)) <= available;
+    }),
+    { seed, numRuns: 3000 },
+  );
+  t.ok(decided > 0, `the screen decided ${decided} of 3000 cases`);
 });
