@@ -85,7 +85,7 @@ export async function benchWsFanout(): Promise<void> {
     await Promise.all(ready);
     const senders = Array.from({ length: SENDER_PROCS }, (_, i) => child('sender', { WS_URL: wsUrl, RATE: String(RATE / SENDER_PROCS), SENDER: String(i), SECONDS: String(SECONDS) }));
     children.push(...senders);
-    const sent = senders.map((s) => new Promise<{ sent: number; ok: number; failed: number; postP99: number }>((resolve) => s.on('message', (m: { kind: string }) => m.kind === 'done' && resolve(m as never))));
+    const sent = senders.map((s) => new Promise<{ sent: number; ok: number; failed: number; postP99: number; reasons: Record<string, number> }>((resolve) => s.on('message', (m: { kind: string }) => m.kind === 'done' && resolve(m as never))));
     const rows: Record<string, Record<string, string | number>> = {};
     const memory: number[] = [];
     const started = Date.now();
@@ -106,8 +106,10 @@ export async function benchWsFanout(): Promise<void> {
     const cpu1 = cpuSeconds(pid);
     const totals = await Promise.all(sent);
     console.table(rows);
-    const all = totals.reduce((a, b) => ({ sent: a.sent + b.sent, ok: a.ok + b.ok, failed: a.failed + b.failed, postP99: Math.max(a.postP99, b.postP99) }));
+    const all = totals.reduce((a, b) => ({ sent: a.sent + b.sent, ok: a.ok + b.ok, failed: a.failed + b.failed, postP99: Math.max(a.postP99, b.postP99), reasons: {} }));
     console.log(`${CONNS} connections, ${messages} messages delivered; ${all.sent} actions sent at a target of ${RATE}/s over ${SECONDS} s (${Math.round(all.sent / SECONDS)}/s), ${all.ok} ok, ${all.failed} failed; post answer p99 ${all.postP99.toFixed(0)} ms`);
+    const reasons = totals.flatMap((x) => Object.entries(x.reasons)).sort((a, b) => b[1] - a[1]);
+    if (reasons.length > 0) console.log(`failures: ${reasons.slice(0, 5).map(([why, n]) => `${n} × ${why}`).join('; ')}`);
     console.log(`node RSS over the run (MB): ${memory.map((m) => Math.round(m)).join(' ')}`);
     const perAction = (i: 0 | 1) => ((cpu1[i] - cpu0[i]) * 1e6) / Math.max(1, all.sent);
     console.log(`node CPU per action: event loop ${perAction(0).toFixed(0)} µs, all threads ${perAction(1).toFixed(0)} µs (event loop busy ${(((cpu1[0] - cpu0[0]) / SECONDS) * 100).toFixed(0)}%)`);
@@ -183,6 +185,7 @@ async function sender(): Promise<void> {
   const answers: number[] = [];
   let ok = 0;
   let failed = 0;
+  const reasons = new Map<string, number>();
   ws.on('message', (data: Buffer) => {
     const m = JSON.parse(data.toString()) as { channel: string; data: { id: number; response: { status: string } } };
     if (m.channel !== 'post') return;
@@ -190,7 +193,11 @@ async function sender(): Promise<void> {
     pending.delete(m.data.id);
     if (t0 !== undefined) answers.push(Date.now() - t0);
     if (m.data.response.status === 'ok') ok++;
-    else failed++;
+    else {
+      failed++;
+      const why = String((m.data.response as { response?: unknown }).response).slice(0, 60);
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    }
   });
   let sent = 0;
   const start = Date.now();
@@ -221,7 +228,7 @@ async function sender(): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   answers.sort((x, y) => x - y);
-  process.send?.({ kind: 'done', sent, ok, failed, postP99: pct(answers, 99) });
+  process.send?.({ kind: 'done', sent, ok, failed, postP99: pct(answers, 99), reasons: Object.fromEntries(reasons) });
 }
 
 if (process.env.BENCH_ROLE === 'subscriber') await subscriber();

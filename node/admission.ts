@@ -9,6 +9,7 @@ import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
+import type { ArrivalOrder } from './arrival-order.ts';
 
 export interface AdmissionDeps {
   readonly auth: AuthConfig;
@@ -20,9 +21,32 @@ export interface AdmissionDeps {
   readonly nonceWindowMs: number;
   /** Told after each admission (with the transaction's bytes) so the engine can propose and peers hear of it. */
   readonly onAdmitted: (tx: Uint8Array) => void;
+  /** Shared by every admission of the node: the mempool sees requests in arrival order. */
+  readonly order: ArrivalOrder;
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
+  const ticket = d.order.take();
+  let outcome: Promise<SubmitOutcome> | SubmitOutcome;
+  try {
+    const recovered = await recoverKnownSigner(d, req);
+    await d.order.turn(ticket);
+    outcome = enter(d, req, recovered);
+  } finally {
+    // The turn passes on whatever happened (a failed recovery too), or every later request would wait forever.
+    await d.order.turn(ticket);
+    d.order.done(ticket);
+  }
+  return outcome;
+}
+
+interface Recovered {
+  readonly seen: string[];
+  readonly signer: string | null;
+  readonly tx: { bytes: Uint8Array; hash: string } | undefined;
+}
+
+async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promise<Recovered> {
   // Recover lazily: the first binding that yields a known signer ends the search.
   const seen: string[] = [];
   let signer: string | null = null;
@@ -37,6 +61,15 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
     signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
     if (signer !== null) break;
   }
+  return { seen, signer, tx };
+}
+
+/**
+ * The checks against the node's state and the mempool, then the mempool; synchronous up to the
+ * insert, so requests enter in the order their turns come. The promise settles on execution.
+ */
+function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<SubmitOutcome> | SubmitOutcome {
+  const { seen, signer, tx } = r;
   if (seen.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };
   if (signer === null) {
     const recovered = seen.join(' or ');
@@ -54,6 +87,5 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   const bytes = tx?.bytes ?? encodeRequest(req);
   const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce });
   d.onAdmitted(bytes);
-  const result = await pending;
-  return result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result };
+  return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }

@@ -4,4 +4,5 @@ export type { CommittedBlockEvent } from './event-bus.ts';
 export { WorkerPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
+export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';

@@ -17,6 +17,7 @@ import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
 import { exchangeView } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
 import { admit } from './admission.ts';
+import { ArrivalOrder } from './arrival-order.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
 import { Mempool } from './mempool.ts';
@@ -331,8 +332,9 @@ export class SvcNode {
         onFatal,
       });
     }
+    const arrivals = new ArrivalOrder();
     const admission = (gossip: boolean) => ({
-      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs,
+      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals,
       onAdmitted: (tx: Uint8Array) => {
         engine.notifyTxs();
         if (gossip) transport?.broadcastTx(tx);

@@ -116,3 +116,19 @@ t.test('a slow consumer is cut off; a fast one keeps receiving', async (t) => {
   await client.exchange(alice, orderAction(limit(1, true, '3400', '1')));
   t.match(await fast.next((m) => m.channel === 'l2Book' && m.data.levels[0].length > 0), { data: { coin: 'ETH', levels: [[{ px: '3400' }], []] } }, 'the fast one still gets its book');
 });
+
+t.test('a stream of posts with rising nonces over one connection is admitted in order, none refused', async (t) => {
+  // Two workers recover signatures in parallel and finish out of order; admission still hands the
+  // mempool the requests in arrival order, so no nonce falls 100 places behind the signer's newest.
+  const { node } = await startNode(t, { signerWorkers: 2 });
+  const c = await connect(node.wsUrl as string);
+  t.teardown(() => c.ws.close());
+  const n = 600;
+  const reqs = [];
+  for (let i = 0; i < n; i++) reqs.push(await signRequest(alice, orderAction(limit(0, true, String(90000 - (i % 50) * 10), '0.001')), nextNonce()));
+  reqs.forEach((payload, i) => c.send({ method: 'post', id: 1000 + i, request: { type: 'exchange', payload } }));
+  const answers = [];
+  for (let i = 0; i < n; i++) answers.push(await c.next((m) => m.channel === 'post' && m.data.id === 1000 + i, 30_000));
+  const refused = answers.filter((a) => a.data.response.status !== 'ok');
+  t.equal(refused.length, 0, `all ${n} admitted${refused.length > 0 ? `; first refusal: ${JSON.stringify(refused[0])}` : ''}`);
+});
