@@ -1,9 +1,9 @@
 // WebSocket fan-out under load: a real devnet process; 1,000 WebSocket connections (spread over
 // subscriber processes and loopback addresses 127.0.0.2.., since the node allows 100 per IP)
 // subscribed to `l2Book` and `trades` of BTC; sender processes posting signed orders over
-// WebSocket at a paced 5,000 actions/s (resting buys and the sells that trade them, alternating
-// accounts so positions stay flat and the book bounded). Prints the delay from the block's time
-// (set before execution, so an upper bound of the delay from commit) to delivery at every
+// WebSocket at a paced 5,000 actions/s: a market-making mix of quotes, cancels by cloid and
+// takers, a fifth of the actions trading (see the sender). Prints the delay from the block's
+// time (set before execution, so an upper bound of the delay from commit) to delivery at every
 // subscriber, p50/p99/max per interval, and the node's resident memory over the run.
 //   BENCH_SECONDS (default 300), BENCH_RATE (5000), BENCH_CONNS (1000), BENCH_PROFILE (a directory:
 //   the node's CPU profile).
@@ -208,15 +208,28 @@ async function sender(): Promise<void> {
       if (elapsed >= seconds * 1000) return resolve();
       const due = Math.floor((elapsed * rate) / 1000);
       while (sent < due) {
-        // Action k: even = a resting bid by one account, odd = the next account's IOC sell for
-        // twice the size, priced through the book: it takes that bid, or one left by an earlier
-        // sell that overtook its bid in the signer pool, so the book stays small. Over five pairs
-        // each account buys and sells alike, so positions stay near flat.
-        const pair = Math.floor(sent / 2);
-        const buyer = accounts[pair % 5] as { key: Uint8Array; nonce: number };
-        const seller = accounts[(pair + 1) % 5] as { key: Uint8Array; nonce: number };
-        const px = 100000 - (pair % 7) * 10;
-        const body = sent % 2 === 0 ? sign(buyer, order(true, 'Gtc', String(px), '0.001')) : sign(seller, order(false, 'Ioc', String(px - 1000), '0.002'));
+        // A market-making flow in cycles of ten actions: four quotes (two bids, two asks just off
+        // the mid, each with a cloid), four cancels (by cloid) of the previous cycle's quotes, and
+        // two takers (an Ioc sell, then an Ioc buy) that trade against this cycle's quotes. So a
+        // fifth of the actions trade, the book stays small, and over cycles each account makes
+        // and takes on both sides, keeping positions near flat.
+        const cycle = Math.floor(sent / 10);
+        const slot = sent % 10;
+        const maker = accounts[cycle % 5] as { key: Uint8Array; nonce: number };
+        const taker = accounts[(cycle + 1) % 5] as { key: Uint8Array; nonce: number };
+        const cloid = (c: number, s: number) => `0x${(id * 1e12 + c * 10 + s).toString(16).padStart(32, '0')}`;
+        let body;
+        if (slot < 4) {
+          const isBuy = slot < 2;
+          const px = isBuy ? 99990 - (slot % 2) * 10 : 100010 + (slot % 2) * 10;
+          body = sign(maker, { type: 'order', orders: [{ a: 0, b: isBuy, p: String(px), s: '0.001', r: false, t: { limit: { tif: 'Gtc' } }, c: cloid(cycle, slot) }], grouping: 'na' });
+        } else if (slot < 8) {
+          const prev = Math.max(0, cycle - 1); // the first cycle cancels its own quotes
+          const owner = accounts[prev % 5] as { key: Uint8Array; nonce: number };
+          body = sign(owner, { type: 'cancelByCloid', cancels: [{ asset: 0, cloid: cloid(prev, slot - 4) }] });
+        } else {
+          body = slot === 8 ? sign(taker, order(false, 'Ioc', '99000', '0.001')) : sign(taker, order(true, 'Ioc', '101000', '0.001'));
+        }
         pending.set(sent, Date.now());
         ws.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
         sent++;
