@@ -63,6 +63,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   /** Starts `size` workers and waits until each is ready. */
   static async start(auth: AuthConfig, size: number): Promise<WorkerPoolRecovery> {
+    let pool: WorkerPoolRecovery | undefined;
     const lanes = await Promise.all(
       Array.from({ length: size }, async () => {
         const worker = new Worker(new URL('./signer-worker-entry.js', import.meta.url), { workerData: { auth } });
@@ -77,11 +78,14 @@ export class WorkerPoolRecovery implements SignerRecovery {
           lane.inFlight.delete(msg.seq);
           lane.queued -= resolvers.length;
           resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
+          // What gathered while the worker was busy goes now, as one batch.
+          if (lane.inFlight.size === 0) pool?.flush(lane);
         });
         return lane;
       }),
     );
-    return new WorkerPoolRecovery(lanes);
+    pool = new WorkerPoolRecovery(lanes);
+    return pool;
   }
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
@@ -104,6 +108,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return new Promise((resolve) => {
       // A tick's jobs go to one lane, the one with the least work queued when the tick's first job
       // came: one message (one thread wake-up) per tick, not one per lane. A full batch moves on.
+      // A lane sends while its worker is idle; a busy one sends what gathered when it answers.
       let lane = this.tickLane;
       if (lane === null) {
         lane = this.lanes[0] as Lane;
@@ -119,7 +124,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
         setImmediate(() => {
           this.flushScheduled = false;
           this.tickLane = null;
-          for (const l of this.lanes) this.flush(l);
+          // A busy worker's jobs wait for its answer and then go together (fewer thread wake-ups under load).
+          for (const l of this.lanes) if (l.inFlight.size === 0) this.flush(l);
         });
       }
     });
