@@ -63,7 +63,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   /** Starts `size` workers and waits until each is ready. */
   static async start(auth: AuthConfig, size: number): Promise<WorkerPoolRecovery> {
-    let pool: WorkerPoolRecovery | undefined;
+    const made: { pool?: WorkerPoolRecovery } = {}; // the answer handlers flush through it
     const lanes = await Promise.all(
       Array.from({ length: size }, async () => {
         const worker = new Worker(new URL('./signer-worker-entry.js', import.meta.url), { workerData: { auth } });
@@ -79,13 +79,13 @@ export class WorkerPoolRecovery implements SignerRecovery {
           lane.queued -= resolvers.length;
           resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
           // What gathered while the worker was busy goes now, as one batch.
-          if (lane.inFlight.size === 0) pool?.flush(lane);
+          if (lane.inFlight.size === 0) made.pool?.flush(lane);
         });
         return lane;
       }),
     );
-    pool = new WorkerPoolRecovery(lanes);
-    return pool;
+    made.pool = new WorkerPoolRecovery(lanes);
+    return made.pool;
   }
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
