@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
+import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   signatures: benchSignatures,
   'ws-fanout': benchWsFanout,
   consensus: benchConsensus,
+  'consensus-node': benchConsensusNode,
   'evm-transfers': benchEvmTransfers,
 };
 

@@ -1,0 +1,194 @@
+// BFT through the whole node: `svc testnet --validators 4` and four `svc start` processes on
+// loopback; a sender process posts signed orders over WebSocket to the four nodes in turn at a
+// paced rate (the market-making mix of the ws-fanout bench: quotes, cancels by cloid, a fifth
+// taking). A post is answered once the block holding it has executed on the node that took it,
+// so the answer's delay is the delay from an action's arrival to its execution (plus loopback).
+// Prints p50/p99/max of that delay, blocks and rounds, and the nodes' CPU per action.
+//   BENCH_SECONDS (default 20), BENCH_RATE (2000).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { actionConnectionId, exchangeDomain } from '../exchange/index.ts';
+import { DEV_ACCOUNTS } from '../genesis/index.ts';
+import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primitives/index.ts';
+import { tempDir } from '../test/support/node.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const RATE = Number(process.env.BENCH_RATE ?? 2000);
+const SELF = fileURLToPath(import.meta.url);
+const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
+
+interface Node {
+  readonly proc: ChildProcess;
+  readonly rest: string;
+  readonly ws: string;
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function run(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    p.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`svc ${args.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+function start(home: string): Promise<Node> {
+  const proc = spawn(process.execPath, [BIN, 'start', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${home} printed no URLs:\n${out}`)), 60_000);
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const rest = /REST API\s+(http:\/\/\S+)/.exec(out)?.[1];
+      const ws = /WebSocket\s+(ws:\/\/\S+)/.exec(out)?.[1];
+      if (rest === undefined || ws === undefined) return;
+      clearTimeout(timer);
+      resolve({ proc, rest, ws });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`${home} exited ${code}:\n${out}`)));
+  });
+}
+
+async function height(rest: string): Promise<number> {
+  const r = await fetch(`${rest}/v1/height`).catch(() => null);
+  if (r === null || !r.ok) return -1;
+  return Number(((await r.json()) as { height: string }).height);
+}
+
+/** CPU seconds of a process, all its threads (from /proc). */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export async function benchConsensusNode(): Promise<void> {
+  const dir = await tempDir('svc-bench-bft-node-');
+  const nodes: Node[] = [];
+  let sender: ChildProcess | null = null;
+  try {
+    const base = 40_000 + Math.floor(Math.random() * 1_000) * 10;
+    await run(['testnet', '--validators', '4', '--out', dir, '--base-port', String(base)]);
+    for (let i = 0; i < 4; i++) nodes.push(await start(join(dir, `node${i}`)));
+    // Connected and committing: every node past height 3.
+    const deadline = Date.now() + 60_000;
+    while ((await Promise.all(nodes.map((n) => height(n.rest)))).some((h) => h < 3)) {
+      if (Date.now() > deadline) throw new Error('the testnet did not start committing');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const h0 = await height(nodes[0]!.rest);
+    const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid as number));
+    sender = spawn(process.execPath, ['--import', 'tsx', SELF], {
+      env: { ...process.env, BENCH_ROLE: 'bft-sender', WS_URLS: nodes.map((n) => n.ws).join(','), RATE: String(RATE), SECONDS: String(SECONDS) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const report = await new Promise<{ sent: number; ok: number; failed: number; delays: number[]; reasons: Record<string, number> }>((resolve, reject) => {
+      sender?.on('message', (m: { kind: string }) => m.kind === 'done' && resolve(m as never));
+      sender?.once('exit', (code) => reject(new Error(`sender exited ${code}`)));
+    });
+    const cpu = nodes.map((n, i) => cpuSeconds(n.proc.pid as number) - (cpu0[i] as number));
+    const h1 = await height(nodes[0]!.rest);
+    const d = report.delays.sort((a, b) => a - b);
+    console.log('| validators | offered actions/s | answered ok | blocks | p50 ms | p99 ms | max ms | node CPU per action |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    const perAction = (cpu.reduce((a, b) => a + b, 0) / 4 / Math.max(1, report.sent)) * 1e6;
+    console.log(`| 4 | ${RATE} | ${report.ok}/${report.sent} | ${h1 - h0} | ${pct(d, 50).toFixed(1)} | ${pct(d, 99).toFixed(1)} | ${(d[d.length - 1] ?? NaN).toFixed(1)} | ${perAction.toFixed(0)} µs (each node) |`);
+    const reasons = Object.entries(report.reasons).sort((a, b) => b[1] - a[1]);
+    if (reasons.length > 0) console.log(`failures: ${reasons.slice(0, 5).map(([why, n]) => `${n} × ${why}`).join('; ')}`);
+  } finally {
+    sender?.kill('SIGKILL');
+    for (const n of nodes) n.proc.kill('SIGINT');
+    await Promise.all(nodes.map((n) => new Promise((r) => (n.proc.exitCode !== null ? r(null) : n.proc.once('exit', r)))));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface NativeSign {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+/** Signs and posts orders to the nodes in turn over WebSocket at RATE a second, paced per millisecond. */
+async function bftSender(): Promise<void> {
+  const urls = (process.env.WS_URLS as string).split(',');
+  const rate = Number(process.env.RATE);
+  const seconds = Number(process.env.SECONDS);
+  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
+  const sep = domainSeparator(exchangeDomain(42069));
+  const accounts = DEV_ACCOUNTS.slice(0, 10).map((a) => ({ key: hexToBytes(a.privateKey), nonce: 0 }));
+  const sign = (acct: { key: Uint8Array; nonce: number }, action: unknown) => {
+    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Date.now()));
+    const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
+    return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
+  };
+  const sockets = await Promise.all(urls.map((url) => new Promise<WebSocket>((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    ws.once('open', () => resolve(ws)).once('error', reject);
+  })));
+  const pending = new Map<number, number>();
+  const delays: number[] = [];
+  const reasons: Record<string, number> = {};
+  let ok = 0;
+  let failed = 0;
+  for (const ws of sockets) {
+    ws.on('message', (data: Buffer) => {
+      const m = JSON.parse(data.toString()) as { channel: string; data: { id: number; response: { status: string; response?: unknown } } };
+      if (m.channel !== 'post') return;
+      const t0 = pending.get(m.data.id);
+      pending.delete(m.data.id);
+      if (t0 !== undefined) delays.push(performance.now() - t0);
+      if (m.data.response.status === 'ok') ok++;
+      else {
+        failed++;
+        const why = String(m.data.response.response).slice(0, 60);
+        reasons[why] = (reasons[why] ?? 0) + 1;
+      }
+    });
+  }
+  const order = (isBuy: boolean, px: string, cloid?: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: '0.001', r: false, t: { limit: { tif: cloid === undefined ? 'Ioc' : 'Gtc' } }, ...(cloid === undefined ? {} : { c: cloid }) }], grouping: 'na' });
+  const cloid = (c: number, s: number) => `0x${(c * 10 + s).toString(16).padStart(32, '0')}`;
+  let sent = 0;
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const elapsed = performance.now() - started;
+      if (elapsed >= seconds * 1000) return resolve();
+      const due = Math.floor((elapsed * rate) / 1000);
+      while (sent < due) {
+        // Cycles of ten: four quotes, four cancels of the previous cycle's quotes, two takers.
+        const cycle = Math.floor(sent / 10);
+        const slot = sent % 10;
+        const maker = accounts[cycle % 10]!;
+        const taker = accounts[(cycle + 1) % 10]!;
+        let body;
+        if (slot < 4) body = sign(maker, order(slot < 2, slot < 2 ? String(99990 - (slot % 2) * 10) : String(100010 + (slot % 2) * 10), cloid(cycle, slot)));
+        else if (slot < 8) {
+          const prev = Math.max(0, cycle - 1);
+          body = sign(accounts[prev % 10]!, { type: 'cancelByCloid', cancels: [{ asset: 0, cloid: cloid(prev, slot - 4) }] });
+        } else body = sign(taker, order(slot === 9, slot === 9 ? '101000' : '99000'));
+        pending.set(sent, performance.now());
+        sockets[sent % sockets.length]!.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
+        sent++;
+      }
+      setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const deadline = performance.now() + 15_000;
+  while (pending.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  process.send?.({ kind: 'done', sent, ok, failed, delays, reasons });
+  for (const ws of sockets) ws.close();
+}
+
+if (process.env.BENCH_ROLE === 'bft-sender') await bftSender();
