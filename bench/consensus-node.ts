@@ -4,7 +4,7 @@
 // taking). A post is answered once the block holding it has executed on the node that took it,
 // so the answer's delay is the delay from an action's arrival to its execution (plus loopback).
 // Prints p50/p99/max of that delay, blocks and rounds, and the nodes' CPU per action.
-//   BENCH_SECONDS (default 20), BENCH_RATE (2000).
+//   BENCH_SECONDS (default 20), BENCH_RATE (2000), BENCH_PROFILE (a directory: the first node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -42,8 +42,8 @@ function run(args: string[]): Promise<void> {
   });
 }
 
-function start(home: string): Promise<Node> {
-  const proc = spawn(process.execPath, [BIN, 'start', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'] });
+function start(home: string, execArgv: string[] = []): Promise<Node> {
+  const proc = spawn(process.execPath, [...execArgv, BIN, 'start', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${home} printed no URLs:\n${out}`)), 60_000);
@@ -81,7 +81,9 @@ export async function benchConsensusNode(): Promise<void> {
   try {
     const base = 40_000 + Math.floor(Math.random() * 1_000) * 10;
     await run(['testnet', '--validators', '4', '--out', dir, '--base-port', String(base)]);
-    for (let i = 0; i < 4; i++) nodes.push(await start(join(dir, `node${i}`)));
+    // BENCH_PROFILE=<dir>: the first node writes a CPU profile there when it stops.
+    const profile = process.env.BENCH_PROFILE;
+    for (let i = 0; i < 4; i++) nodes.push(await start(join(dir, `node${i}`), i === 0 && profile !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []));
     // Connected and committing: every node past height 3.
     const deadline = Date.now() + 60_000;
     while ((await Promise.all(nodes.map((n) => height(n.rest)))).some((h) => h < 3)) {

@@ -114,6 +114,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.committing;
+    this.opts.guard?.close();
   }
 
   /** Reports block sync progress while peers are ahead, and once more when caught up. */

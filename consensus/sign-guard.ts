@@ -2,7 +2,7 @@
 // bytes of the last message this key signed, saved durably before the signature leaves. A
 // request below that position, or at it with other bytes, is refused; the same request gets the
 // same signature back (a restarted node re-deriving its last message).
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bytesToHex } from '../primitives/index.ts';
 import type { ValidatorKey } from './validator-key.ts';
@@ -22,6 +22,8 @@ export interface LastSigned {
 export interface GuardStore {
   load(): LastSigned | null;
   save(last: LastSigned): void;
+  /** Releases the file, if any (the node stops). */
+  close?(): void;
 }
 
 export class MemoryGuardStore implements GuardStore {
@@ -35,11 +37,17 @@ export class MemoryGuardStore implements GuardStore {
 }
 
 /**
- * The last signed position in a JSON file, replaced atomically: written to a temporary file,
- * fsync'd, renamed over the old one, and the directory fsync'd. A missing file is a key that has
- * signed nothing; an unreadable one refuses to start (signing blind could double-sign).
+ * The last signed position in an append-only file of JSON lines: each save appends one line and
+ * fsyncs (one fsync per signature, the file kept open); load takes the last line. A torn last
+ * line (a crash inside a save, before its signature left) falls back to the line before it. Every
+ * COMPACT_AFTER saves the file is replaced atomically by its last line (temporary file, fsync,
+ * rename, directory fsync). A missing file is a key that has signed nothing; a file with content
+ * but no valid record refuses to start (signing blind could double-sign).
  */
 export class FileGuardStore implements GuardStore {
+  private fd: number | null = null;
+  private saves = 0;
+
   constructor(private readonly path: string) {}
 
   load(): LastSigned | null {
@@ -50,15 +58,40 @@ export class FileGuardStore implements GuardStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    const x = JSON.parse(text) as LastSigned;
-    if (!Number.isSafeInteger(x.height) || !Number.isSafeInteger(x.round) || ![1, 2, 3].includes(x.step)
-      || typeof x.signBytes !== 'string' || typeof x.signature !== 'string') {
-      throw new Error(`${this.path} is not a signing state file`);
+    const lines = text.split('\n').filter((l) => l.length > 0);
+    for (let i = lines.length - 1; i >= 0; i--) {
+      let x: LastSigned;
+      try {
+        x = JSON.parse(lines[i] as string) as LastSigned;
+      } catch {
+        if (i === lines.length - 1 && i > 0) continue; // a torn last line: the save before it stands
+        break;
+      }
+      if (!Number.isSafeInteger(x.height) || !Number.isSafeInteger(x.round) || ![1, 2, 3].includes(x.step)
+        || typeof x.signBytes !== 'string' || typeof x.signature !== 'string') {
+        break;
+      }
+      return x;
     }
-    return x;
+    if (text.trim().length === 0) return null;
+    throw new Error(`${this.path} is not a signing state file`);
   }
 
   save(last: LastSigned): void {
+    if (++this.saves % COMPACT_AFTER === 0) return this.replace(last);
+    if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
+    writeSync(this.fd, `${JSON.stringify(last)}\n`);
+    fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** The file becomes just `last`, atomically. */
+  private replace(last: LastSigned): void {
+    this.close();
     const tmp = `${this.path}.tmp`;
     const fd = openSync(tmp, 'w', 0o600);
     try {
@@ -77,6 +110,9 @@ export class FileGuardStore implements GuardStore {
   }
 }
 
+/** Saves between compactions of the guard file (a few hundred heights' signatures). */
+const COMPACT_AFTER = 1000;
+
 function compare(a: { height: number; round: number; step: number }, b: { height: number; round: number; step: number }): number {
   return a.height - b.height || a.round - b.round || a.step - b.step;
 }
@@ -93,6 +129,10 @@ export class SignGuard {
 
   get publicKey(): string {
     return this.key.publicKey;
+  }
+
+  close(): void {
+    this.store.close?.();
   }
 
   /** The signature, or null when signing could make this key equivocate. */

@@ -94,3 +94,24 @@ t.test('the guard state file survives a restart and refuses to be guessed', asyn
   writeFileSync(path, '{"height": "x"}');
   t.throws(() => new FileGuardStore(path).load(), /not a signing state file/);
 });
+
+t.test('the guard file is a log of saves: the last whole one counts, a torn tail falls back', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(7));
+  const path = join(dir, 'sign_state.json');
+  const store = new FileGuardStore(path);
+  const guard = new SignGuard(key, store);
+  guard.sign(3, 0, SIGN_STEP.prevote, Uint8Array.of(1));
+  const last = guard.sign(3, 0, SIGN_STEP.precommit, Uint8Array.of(2));
+  guard.close();
+  t.equal(readFileSync(path, 'utf8').trim().split('\n').length, 2, 'one line per save');
+  // A crash inside the next save leaves half a line: the precommit before it stands.
+  appendFileSync(path, '{"height":4,"round":0,"st');
+  const restarted = new SignGuard(key, new FileGuardStore(path));
+  t.equal(restarted.sign(3, 0, SIGN_STEP.precommit, Uint8Array.of(2)), last, 'the same precommit again');
+  t.equal(restarted.sign(3, 0, SIGN_STEP.precommit, Uint8Array.of(9)), null, 'a conflicting one refused');
+  restarted.close();
+  writeFileSync(path, 'garbage');
+  t.throws(() => new FileGuardStore(path).load(), /not a signing state file/, 'content without a record refuses to start');
+});
