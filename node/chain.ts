@@ -4,7 +4,7 @@ import {
   evidenceKey, headerHash, txHash, type BftApp, type Block, type Commit, type CommittedHead,
 } from '../consensus/index.ts';
 import {
-  allowedBindings, exchangeError, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
+  exchangeError, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
@@ -131,14 +131,8 @@ export class Chain implements BftApp {
     return Promise.all(block.txs.map(async (bytes) => {
       // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
       if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
-      const req = decodeRequest(bytes);
-      if (req === null) return [];
-      const found: string[] = [];
-      for (const binding of allowedBindings(bft.auth)) {
-        const address = await bft.recovery.recover(req, binding);
-        if (address !== null && !found.includes(address)) found.push(address);
-      }
-      return found;
+      // Decoded and recovered under every binding on a worker: one job of bytes per transaction.
+      return bft.recovery.candidates(bytes);
     }));
   }
 

@@ -16,6 +16,8 @@ export interface SignerRecovery {
   recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
   /** The 64-byte public key (hex) that signed an EVM transaction, or null. */
   recoverEvm(sig: EvmSignature): Promise<string | null>;
+  /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
+  candidates(tx: Uint8Array): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,10 @@ export class InlineRecovery implements SignerRecovery {
     return runJob(this.auth, { evm: sig }).address;
   }
 
+  async candidates(tx: Uint8Array): Promise<string[]> {
+    return runJob(this.auth, { tx }).candidates ?? [];
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -46,6 +52,9 @@ interface Lane {
 }
 
 const NONE: RecoveryOut = { address: null };
+
+/** Jobs of one tick a lane takes before the next job picks a lane again (the least loaded). */
+const SPREAD = 16;
 
 /** Largest batch sent to one worker at once. */
 const MAX_BATCH = 256;
@@ -100,6 +109,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return (await this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } })).address;
   }
 
+  async candidates(tx: Uint8Array): Promise<string[]> {
+    return (await this.enqueue({ tx })).candidates ?? [];
+  }
+
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
     return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode });
   }
@@ -116,9 +129,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
         this.tickLane = lane;
       }
       lane.pending.push({ job, resolve });
+      if (lane.pending.length % SPREAD === 0) this.tickLane = null; // a burst (a block's transactions) spreads over the lanes
       if (lane.pending.length >= MAX_BATCH) {
         this.flush(lane);
-        this.tickLane = null; // the next job picks again: a burst spreads over the lanes
+        this.tickLane = null;
       } else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => {

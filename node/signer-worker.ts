@@ -4,26 +4,31 @@
 // loop neither canonicalizes nor hashes it. An EVM transaction's signature recovers its key.
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
-import { recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
+import { allowedBindings, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import { canonicalize } from '../primitives/index.ts';
 import { recoverEvmKey, type EvmSignature } from './evm-signature.ts';
-import { encodeRequest } from './tx-codec.ts';
+import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
 export type RecoveryJob =
   | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean }
-  | { readonly evm: EvmSignature };
+  | { readonly evm: EvmSignature }
+  /** A block's transaction as bytes: decoded here, its signer recovered under every allowed binding. */
+  | { readonly tx: Uint8Array };
 
 export interface RecoveryOut {
   /** The recovered address (exchange requests) or 64-byte public key hex (EVM), or null. */
   readonly address: string | null;
   /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
   readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
+  /** For a `tx` job: the distinct addresses under the allowed bindings, in binding order. */
+  readonly candidates?: string[];
 }
 
 /** One job; the same computation runs inline where there are no workers. */
 export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   try {
     if ('evm' in j) return { address: recoverEvmKey(j.evm) };
+    if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
     const address = recoverSigner(auth, j.req, j.binding, canonical);
     if (!j.encode) return { address };
@@ -32,6 +37,23 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   } catch {
     return { address: null };
   }
+}
+
+/** Addresses a block transaction's signature recovers to under every allowed binding, in order; [] when it does not decode. */
+export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
+  const req = decodeRequest(bytes);
+  if (req === null) return [];
+  const found: string[] = [];
+  for (const binding of allowedBindings(auth)) {
+    let address: string | null;
+    try {
+      address = recoverSigner(auth, req, binding);
+    } catch {
+      address = null;
+    }
+    if (address !== null && !found.includes(address)) found.push(address);
+  }
+  return found;
 }
 
 if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {

@@ -53,3 +53,16 @@ t.test('recoverAndEncode: the transaction bytes and hash equal the canonical enc
     }
   }
 });
+
+t.test('block transactions: candidates from the bytes, on the pool as inline', async (t) => {
+  const pool = await WorkerPoolRecovery.start(AUTH, 2);
+  t.teardown(() => pool.close());
+  const inline = new InlineRecovery(AUTH);
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const req = await signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: 1 }] }, 1_767_225_600_000);
+  const bytes = new TextEncoder().encode(JSON.stringify({ ...req, vaultAddress: null }));
+  const fromPool = await pool.candidates(bytes);
+  t.same(fromPool, await inline.candidates(bytes));
+  t.ok(fromPool.includes(wallet.address.toLowerCase()), 'the signer is among them');
+  t.same(await pool.candidates(new TextEncoder().encode('not json')), [], 'bytes that do not decode: none');
+});
