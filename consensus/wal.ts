@@ -2,7 +2,7 @@
 // driver sees is appended before it is processed; the log is flushed to disk before the node signs,
 // sends or decides anything. A restart replays the inputs of its height through the same driver,
 // which re-derives the same state and effects. `reset` starts the log of a new height.
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { DriverInput } from './driver.ts';
 
@@ -105,7 +105,7 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
   return { contents: { height: head.height, entries: values.slice(1) as WalEntry[] }, validBytes: at };
 }
 
-/** The log in one file, appended with write(2) and made durable with fsync(2). */
+/** The log in one file, appended with write(2) and made durable with fdatasync(2). */
 export class FileWal implements Wal {
   private fd: number | null = null;
   private pending: Buffer[] = [];
@@ -138,7 +138,7 @@ export class FileWal implements Wal {
     if (this.fd === null) this.fd = openSync(this.path, 'a');
     ftruncateSync(this.fd, 0);
     writeSync(this.fd, record({ height }));
-    fsyncSync(this.fd);
+    fdatasyncSync(this.fd); // data and the size needed to read it back; no timestamps
     this.pending = [];
   }
 
@@ -150,7 +150,7 @@ export class FileWal implements Wal {
     if (this.pending.length === 0) return;
     if (this.fd === null) this.fd = openSync(this.path, 'a');
     writeSync(this.fd, Buffer.concat(this.pending));
-    fsyncSync(this.fd);
+    fdatasyncSync(this.fd);
     this.pending = [];
   }
 
