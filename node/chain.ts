@@ -127,11 +127,14 @@ export class Chain implements BftApp {
   }
 
   /** Addresses each user transaction's signature recovers to, under every allowed binding, in order. */
-  private async recoverCandidates(block: Block, bft: NonNullable<ChainOptions['bft']>): Promise<SignerSpec[]> {
-    return Promise.all(block.txs.map(async (bytes) => {
+  private async recoverCandidates(block: Block, hashes: readonly string[], bft: NonNullable<ChainOptions['bft']>): Promise<SignerSpec[]> {
+    return Promise.all(block.txs.map(async (bytes, i) => {
       // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
       if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
-      // Decoded and recovered under every binding on a worker: one job of bytes per transaction.
+      // Admitted here (sent to this node or gossiped to it): admission recovered them from these bytes.
+      const known = this.mempool.pending(hashes[i] as string)?.candidates;
+      if (known !== undefined) return [...known];
+      // Else decoded and recovered under every binding on a worker: one job of bytes per transaction.
       return bft.recovery.candidates(bytes);
     }));
   }
@@ -206,8 +209,9 @@ export class Chain implements BftApp {
   async commitBlock(block: Block, commit: Commit): Promise<void> {
     let executed: ExecutedBlock;
     if (this.opts.bft !== undefined) {
-      const candidates = await this.recoverCandidates(block, this.opts.bft);
-      executed = await this.execute(block, candidates, undefined, block.txs.length > 0);
+      const hashes = block.txs.map(txHash);
+      const candidates = await this.recoverCandidates(block, hashes, this.opts.bft);
+      executed = await this.execute(block, candidates, hashes, block.txs.length > 0);
     } else {
       const admitted = block.txs.map((tx, i) => {
         const known = this.reaped.get(tx);

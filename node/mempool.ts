@@ -11,6 +11,8 @@ export interface PendingTx {
   readonly nonce: number | null;
   /** An EVM transaction's gas limit; absent for the others. */
   readonly gas?: bigint;
+  /** A user action's signer candidates under every allowed binding, when admission recovered them all (execution reuses them). */
+  readonly candidates?: readonly string[];
 }
 
 export class Mempool {

@@ -22,6 +22,12 @@ export interface RecoveryOut {
   readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
   /** For a `tx` job: the distinct addresses under the allowed bindings, in binding order. */
   readonly candidates?: string[];
+  /**
+   * For an `encode` job: the address under each allowed binding (in order; null where none),
+   * recovered from the encoded bytes exactly as a block's transaction is, so that execution can
+   * reuse them for a transaction this node admitted.
+   */
+  readonly byBinding?: (string | null)[];
 }
 
 /** One job; the same computation runs inline where there are no workers. */
@@ -30,30 +36,39 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
     if ('evm' in j) return { address: recoverEvmKey(j.evm) };
     if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
-    const address = recoverSigner(auth, j.req, j.binding, canonical);
-    if (!j.encode) return { address };
+    if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
     const bytes = encodeRequest(j.req, canonical);
-    return { address, tx: { bytes, hash: txHash(bytes) } };
+    const byBinding = bindingAddresses(auth, bytes);
+    const address = byBinding[allowedBindings(auth).indexOf(j.binding)] ?? null;
+    return { address, tx: { bytes, hash: txHash(bytes) }, byBinding };
   } catch {
     return { address: null };
   }
 }
 
+/** The address a transaction's bytes recover to under each allowed binding, in order (null where none). */
+function bindingAddresses(auth: AuthConfig, bytes: Uint8Array): (string | null)[] {
+  const req = decodeRequest(bytes);
+  return allowedBindings(auth).map((binding) => {
+    if (req === null) return null;
+    try {
+      return recoverSigner(auth, req, binding);
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** Distinct non-null addresses in order: a transaction's signer candidates. */
+export function distinctCandidates(byBinding: readonly (string | null)[]): string[] {
+  const found: string[] = [];
+  for (const a of byBinding) if (a !== null && !found.includes(a)) found.push(a);
+  return found;
+}
+
 /** Addresses a block transaction's signature recovers to under every allowed binding, in order; [] when it does not decode. */
 export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
-  const req = decodeRequest(bytes);
-  if (req === null) return [];
-  const found: string[] = [];
-  for (const binding of allowedBindings(auth)) {
-    let address: string | null;
-    try {
-      address = recoverSigner(auth, req, binding);
-    } catch {
-      address = null;
-    }
-    if (address !== null && !found.includes(address)) found.push(address);
-  }
-  return found;
+  return distinctCandidates(bindingAddresses(auth, bytes));
 }
 
 if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
