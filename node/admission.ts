@@ -10,7 +10,6 @@ import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
 import type { ArrivalOrder } from './arrival-order.ts';
-import { distinctCandidates } from './signer-worker.ts';
 
 export interface AdmissionDeps {
   readonly auth: AuthConfig;
@@ -45,28 +44,29 @@ interface Recovered {
   readonly seen: string[];
   readonly signer: string | null;
   readonly tx: { bytes: Uint8Array; hash: string } | undefined;
-  /** Every binding's address, when the worker recovered them all with the bytes. */
-  readonly candidates: readonly string[] | undefined;
+  /** The action binding's address from the encoded bytes (undefined when not recovered that way). */
+  readonly actionSigner: string | null | undefined;
 }
 
 async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promise<Recovered> {
-  // The first binding that yields a known signer ends the search. The action binding comes first
-  // and brings the transaction's bytes and hash, and every binding's address, with it.
+  // Recover lazily: the first binding that yields a known signer ends the search. The action
+  // binding comes first and brings the transaction's bytes and hash with it.
   const seen: string[] = [];
   let signer: string | null = null;
   let tx: { bytes: Uint8Array; hash: string } | undefined;
-  let byBinding: readonly (string | null)[] | undefined;
-  const bindings = allowedBindings(d.auth);
-  for (const [i, binding] of bindings.entries()) {
+  let actionSigner: string | null | undefined;
+  for (const binding of allowedBindings(d.auth)) {
     let address: string | null;
-    if (binding === 'action') ({ address, tx, byBinding } = await d.recovery.recoverAndEncode(req));
-    else address = byBinding !== undefined ? (byBinding[i] ?? null) : await d.recovery.recover(req, binding);
+    if (binding === 'action') {
+      ({ address, tx } = await d.recovery.recoverAndEncode(req));
+      actionSigner = tx === undefined ? undefined : address;
+    } else address = await d.recovery.recover(req, binding);
     if (address === null) continue;
     seen.push(address);
     signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
     if (signer !== null) break;
   }
-  return { seen, signer, tx, candidates: byBinding === undefined ? undefined : distinctCandidates(byBinding) };
+  return { seen, signer, tx, actionSigner };
 }
 
 /**
@@ -90,7 +90,7 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (refusal !== null) return { kind: 'rejected', error: { ...refusal, details: { nonce: req.nonce } } };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
-  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, ...(r.candidates === undefined ? {} : { candidates: r.candidates }) });
+  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });
   d.onAdmitted(bytes);
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }

@@ -17,6 +17,7 @@ import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
+import { txCandidates } from './signer-worker.ts';
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
@@ -26,7 +27,14 @@ const NO_SIGNER = '0x0000000000000000000000000000000000000000';
  * signature recovers to under each allowed binding, resolved against state when it executes
  * (BFT: every node applies the same rule at the same point of the chain).
  */
-export type SignerSpec = string | readonly string[];
+/**
+ * How a transaction's signer is chosen at execution: given (a public key or address), the
+ * candidates under every binding (the first known one is chosen, else the first), or lazy: the
+ * action binding's address, with the other bindings recovered from the bytes only when that
+ * address is not a known signer when the transaction executes (the same choice, mostly one
+ * recovery instead of one per binding).
+ */
+export type SignerSpec = string | readonly string[] | { readonly first: string | null; readonly bytes: Uint8Array };
 
 export interface ExecutedBlock {
   /**
@@ -131,9 +139,9 @@ export class Chain implements BftApp {
     return Promise.all(block.txs.map(async (bytes, i) => {
       // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
       if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
-      // Admitted here (sent to this node or gossiped to it): admission recovered them from these bytes.
-      const known = this.mempool.pending(hashes[i] as string)?.candidates;
-      if (known !== undefined) return [...known];
+      // Admitted here (sent to this node or gossiped to it): admission recovered the first candidate from these bytes.
+      const first = this.mempool.pending(hashes[i] as string)?.actionSigner;
+      if (first !== undefined) return { first, bytes };
       // Else decoded and recovered under every binding on a worker: one job of bytes per transaction.
       return bft.recovery.candidates(bytes);
     }));
@@ -168,10 +176,7 @@ export class Chain implements BftApp {
         return;
       }
       const req = decodeRequest(bytes);
-      const spec = signers[i];
-      const signer = typeof spec === 'string' ? spec
-        : spec === undefined || req === null ? NO_SIGNER
-          : (knownSigner(this.exchange, spec.map((address) => ({ address })), req.vaultAddress) ?? spec[0] ?? NO_SIGNER);
+      const signer = req === null ? NO_SIGNER : this.chooseSigner(signers[i], req.vaultAddress);
       chosen.push(signer);
       const tx = toExchangeTx(hashes[i] as string, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signer);
       const outcome = req === null
@@ -198,6 +203,20 @@ export class Chain implements BftApp {
       evmRoot = evm.stateRoot;
     }
     return { signers: chosen, results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
+  }
+
+  /** The signer a transaction executes as (see `SignerSpec`). */
+  private chooseSigner(spec: SignerSpec | undefined, vault: string | null): string {
+    if (spec === undefined) return NO_SIGNER;
+    if (typeof spec === 'string') return spec;
+    let candidates: readonly string[];
+    if ('first' in spec) {
+      if (spec.first !== null && knownSigner(this.exchange, [{ address: spec.first }], vault) !== null) return spec.first;
+      // Rare (an unknown signer, or none under the action binding): every binding, here and now.
+      const auth = this.opts.bft?.auth;
+      candidates = auth === undefined ? (spec.first === null ? [] : [spec.first]) : txCandidates(auth, spec.bytes);
+    } else candidates = spec;
+    return knownSigner(this.exchange, candidates.map((address) => ({ address })), vault) ?? candidates[0] ?? NO_SIGNER;
   }
 
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */

@@ -11,8 +11,11 @@ export interface PendingTx {
   readonly nonce: number | null;
   /** An EVM transaction's gas limit; absent for the others. */
   readonly gas?: bigint;
-  /** A user action's signer candidates under every allowed binding, when admission recovered them all (execution reuses them). */
-  readonly candidates?: readonly string[];
+  /**
+   * A user action's address under the action binding (the first binding), recovered at admission
+   * from these bytes; null when it recovers to none. Execution takes it as the first candidate.
+   */
+  readonly actionSigner?: string | null;
 }
 
 export class Mempool {

@@ -22,12 +22,6 @@ export interface RecoveryOut {
   readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
   /** For a `tx` job: the distinct addresses under the allowed bindings, in binding order. */
   readonly candidates?: string[];
-  /**
-   * For an `encode` job: the address under each allowed binding (in order; null where none),
-   * recovered from the encoded bytes exactly as a block's transaction is, so that execution can
-   * reuse them for a transaction this node admitted.
-   */
-  readonly byBinding?: (string | null)[];
 }
 
 /** One job; the same computation runs inline where there are no workers. */
@@ -38,9 +32,11 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
     if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
     const bytes = encodeRequest(j.req, canonical);
-    const byBinding = bindingAddresses(auth, bytes);
-    const address = byBinding[allowedBindings(auth).indexOf(j.binding)] ?? null;
-    return { address, tx: { bytes, hash: txHash(bytes) }, byBinding };
+    // Recovered from the encoded bytes, exactly as a block's transaction is at execution, so that
+    // execution can take this address as the transaction's first candidate.
+    const decoded = decodeRequest(bytes);
+    const address = decoded === null ? null : recoverSigner(auth, decoded, j.binding);
+    return { address, tx: { bytes, hash: txHash(bytes) } };
   } catch {
     return { address: null };
   }
@@ -60,7 +56,7 @@ function bindingAddresses(auth: AuthConfig, bytes: Uint8Array): (string | null)[
 }
 
 /** Distinct non-null addresses in order: a transaction's signer candidates. */
-export function distinctCandidates(byBinding: readonly (string | null)[]): string[] {
+function distinctCandidates(byBinding: readonly (string | null)[]): string[] {
   const found: string[] = [];
   for (const a of byBinding) if (a !== null && !found.includes(a)) found.push(a);
   return found;

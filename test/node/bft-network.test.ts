@@ -66,6 +66,10 @@ t.test('four validators: same blocks, books and balances; one down continues, tw
   const oid = placed.body.response.data.statuses[0].resting.oid;
   const taken = await client(3).exchange(bob, orderAction(limit(0, true, '100100', '0.2', 'Ioc')));
   t.same(taken.body.response.data.statuses, [{ filled: { totalSz: '0.2', avgPx: '100000', oid: oid + 1 } }]);
+  // Signed under the literal binding: its action-binding address (admission's first candidate
+  // on node 2, every node's first at execution) is unknown, so each node recovers the rest.
+  const literal = await client(2).exchange(bob, orderAction(limit(0, true, '90000', '0.1')), { binding: 'literal' });
+  t.match(literal.body.response?.data?.statuses?.[0], { resting: {} }, `a literal-bound order rests: ${JSON.stringify(literal.body)}`);
 
   const target = Math.max(...live().map((x) => x.height)) + 1;
   await until('the same height everywhere', () => live().every((x) => x.height >= target));
