@@ -35,7 +35,8 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
     // Recovered from the encoded bytes, exactly as a block's transaction is at execution, so that
     // execution can take this address as the transaction's first candidate.
     const decoded = decodeRequest(bytes);
-    const address = decoded === null ? null : recoverSigner(auth, decoded, j.binding);
+    // The bytes hold the action as `canonical` (canonical JSON reads back to the same text).
+    const address = decoded === null ? null : recoverSigner(auth, decoded, j.binding, canonical);
     return { address, tx: { bytes, hash: txHash(bytes) } };
   } catch {
     return { address: null };
