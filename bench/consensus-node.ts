@@ -8,13 +8,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { actionConnectionId, exchangeDomain } from '../exchange/index.ts';
-import { DEV_ACCOUNTS } from '../genesis/index.ts';
-import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primitives/index.ts';
+import { flowAccounts, marketMakingAction, orderSigner } from './order-flow.ts';
 import { tempDir } from '../test/support/node.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -117,23 +114,13 @@ export async function benchConsensusNode(): Promise<void> {
   }
 }
 
-interface NativeSign {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
 /** Signs and posts orders to the nodes in turn over WebSocket at RATE a second, paced per millisecond. */
 async function bftSender(): Promise<void> {
   const urls = (process.env.WS_URLS as string).split(',');
   const rate = Number(process.env.RATE);
   const seconds = Number(process.env.SECONDS);
-  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
-  const sep = domainSeparator(exchangeDomain(42069));
-  const accounts = DEV_ACCOUNTS.slice(0, 10).map((a) => ({ key: hexToBytes(a.privateKey), nonce: 0 }));
-  const sign = (acct: { key: Uint8Array; nonce: number }, action: unknown) => {
-    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Date.now()));
-    const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
-    return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
-  };
+  const accounts = flowAccounts(0, 10);
+  const sign = orderSigner();
   const sockets = await Promise.all(urls.map((url) => new Promise<WebSocket>((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
     ws.once('open', () => resolve(ws)).once('error', reject);
@@ -158,8 +145,6 @@ async function bftSender(): Promise<void> {
       }
     });
   }
-  const order = (isBuy: boolean, px: string, cloid?: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: '0.001', r: false, t: { limit: { tif: cloid === undefined ? 'Ioc' : 'Gtc' } }, ...(cloid === undefined ? {} : { c: cloid }) }], grouping: 'na' });
-  const cloid = (c: number, s: number) => `0x${(c * 10 + s).toString(16).padStart(32, '0')}`;
   let sent = 0;
   const started = performance.now();
   await new Promise<void>((resolve) => {
@@ -168,17 +153,8 @@ async function bftSender(): Promise<void> {
       if (elapsed >= seconds * 1000) return resolve();
       const due = Math.floor((elapsed * rate) / 1000);
       while (sent < due) {
-        // Cycles of ten: four quotes, four cancels of the previous cycle's quotes, two takers.
-        const cycle = Math.floor(sent / 10);
-        const slot = sent % 10;
-        const maker = accounts[cycle % 10]!;
-        const taker = accounts[(cycle + 1) % 10]!;
-        let body;
-        if (slot < 4) body = sign(maker, order(slot < 2, slot < 2 ? String(99990 - (slot % 2) * 10) : String(100010 + (slot % 2) * 10), cloid(cycle, slot)));
-        else if (slot < 8) {
-          const prev = Math.max(0, cycle - 1);
-          body = sign(accounts[prev % 10]!, { type: 'cancelByCloid', cancels: [{ asset: 0, cloid: cloid(prev, slot - 4) }] });
-        } else body = sign(taker, order(slot === 9, slot === 9 ? '101000' : '99000'));
+        const { acct, action } = marketMakingAction(sent, accounts, 0);
+        const body = sign(acct, action);
         pending.set(sent, performance.now());
         sockets[sent % sockets.length]!.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
         sent++;

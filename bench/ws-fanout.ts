@@ -9,13 +9,10 @@
 //   the node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { actionConnectionId, exchangeDomain } from '../exchange/index.ts';
-import { DEV_ACCOUNTS } from '../genesis/index.ts';
-import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primitives/index.ts';
+import { flowAccounts, marketMakingAction, orderSigner } from './order-flow.ts';
 import { spawnDevnet } from '../test/support/process.ts';
 import { tempDir } from '../test/support/node.ts';
 
@@ -160,25 +157,15 @@ async function subscriber(): Promise<void> {
   }, 1000);
 }
 
-interface NativeSign {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
 /** A sender process: signs and posts orders over one WebSocket at RATE per second, paced per millisecond. */
 async function sender(): Promise<void> {
   const url = process.env.WS_URL as string;
   const rate = Number(process.env.RATE);
   const seconds = Number(process.env.SECONDS);
   const id = Number(process.env.SENDER);
-  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
-  const sep = domainSeparator(exchangeDomain(42069));
-  // Five accounts per sender; pairs trade with each other, alternating who buys.
-  const accounts = DEV_ACCOUNTS.slice(id * 5, id * 5 + 5).map((a) => ({ key: hexToBytes(a.privateKey), nonce: 0 }));
-  const sign = (acct: { key: Uint8Array; nonce: number }, action: unknown) => {
-    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Date.now()));
-    const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
-    return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
-  };
+  // Five accounts per sender (the flow's makers and takers), cloids apart from the other sender's.
+  const accounts = flowAccounts(id * 5, 5);
+  const sign = orderSigner();
   const ws = new WebSocket(url, { localAddress: `127.0.9.${10 + id}`, perMessageDeflate: false });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const pending = new Map<number, number>();
@@ -201,35 +188,14 @@ async function sender(): Promise<void> {
   });
   let sent = 0;
   const start = Date.now();
-  const order = (isBuy: boolean, tif: string, px: string, sz: string) => ({ type: 'order', orders: [{ a: 0, b: isBuy, p: px, s: sz, r: false, t: { limit: { tif } } }], grouping: 'na' });
   await new Promise<void>((resolve) => {
     const tick = () => {
       const elapsed = Date.now() - start;
       if (elapsed >= seconds * 1000) return resolve();
       const due = Math.floor((elapsed * rate) / 1000);
       while (sent < due) {
-        // A market-making flow in cycles of ten actions: four quotes (two bids, two asks just off
-        // the mid, each with a cloid), four cancels (by cloid) of the previous cycle's quotes, and
-        // two takers (an Ioc sell, then an Ioc buy) that trade against this cycle's quotes. So a
-        // fifth of the actions trade, the book stays small, and over cycles each account makes
-        // and takes on both sides, keeping positions near flat.
-        const cycle = Math.floor(sent / 10);
-        const slot = sent % 10;
-        const maker = accounts[cycle % 5] as { key: Uint8Array; nonce: number };
-        const taker = accounts[(cycle + 1) % 5] as { key: Uint8Array; nonce: number };
-        const cloid = (c: number, s: number) => `0x${(id * 1e12 + c * 10 + s).toString(16).padStart(32, '0')}`;
-        let body;
-        if (slot < 4) {
-          const isBuy = slot < 2;
-          const px = isBuy ? 99990 - (slot % 2) * 10 : 100010 + (slot % 2) * 10;
-          body = sign(maker, { type: 'order', orders: [{ a: 0, b: isBuy, p: String(px), s: '0.001', r: false, t: { limit: { tif: 'Gtc' } }, c: cloid(cycle, slot) }], grouping: 'na' });
-        } else if (slot < 8) {
-          const prev = Math.max(0, cycle - 1); // the first cycle cancels its own quotes
-          const owner = accounts[prev % 5] as { key: Uint8Array; nonce: number };
-          body = sign(owner, { type: 'cancelByCloid', cancels: [{ asset: 0, cloid: cloid(prev, slot - 4) }] });
-        } else {
-          body = slot === 8 ? sign(taker, order(false, 'Ioc', '99000', '0.001')) : sign(taker, order(true, 'Ioc', '101000', '0.001'));
-        }
+        const { acct, action } = marketMakingAction(sent, accounts, id * 1e12);
+        const body = sign(acct, action);
         pending.set(sent, Date.now());
         ws.send(JSON.stringify({ method: 'post', id: sent, request: { type: 'exchange', payload: body } }));
         sent++;

@@ -20,9 +20,7 @@ export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
  * admission rule), screened in doubles first (see `freeMarginCovers`).
  */
 export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): boolean {
-  if (reduceOnly) return true;
-  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
-  const open = Math.max(0, lots - capacity);
+  const open = openingLots(acct, m, isBuy, lots, reduceOnly);
   if (open === 0) return true;
   const lev = state.leverage(acct, m);
   const mpx = marginPx(m, isBuy, px);
@@ -33,10 +31,15 @@ export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpM
 
 /** Margin a new order needs, given the owner's position and same-side resting orders. */
 export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
-  if (reduceOnly) return 0n;
-  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
-  const open = Math.max(0, lots - capacity);
+  const open = openingLots(acct, m, isBuy, lots, reduceOnly);
   return open === 0 ? 0n : initialMargin(state.notional(m, marginPx(m, isBuy, px), open), state.leverage(acct, m));
+}
+
+/** Lots of a new order that open or extend exposure: what the position's closing capacity, less the same-side resting orders, does not cover. */
+function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number, reduceOnly: boolean): number {
+  if (reduceOnly) return 0;
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
+  return Math.max(0, lots - capacity);
 }
 
 /**

@@ -23,16 +23,12 @@ import { txCandidates } from './signer-worker.ts';
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
 
 /**
- * Who signed a transaction: the signer admission chose (single validator), or the addresses its
- * signature recovers to under each allowed binding, resolved against state when it executes
- * (BFT: every node applies the same rule at the same point of the chain).
- */
-/**
- * How a transaction's signer is chosen at execution: given (a public key or address), the
- * candidates under every binding (the first known one is chosen, else the first), or lazy: the
- * action binding's address, with the other bindings recovered from the bytes only when that
- * address is not a known signer when the transaction executes (the same choice, mostly one
- * recovery instead of one per binding).
+ * Who signed a transaction: the signer admission chose (single validator, or a public key for an
+ * EVM transaction); or, under BFT, resolved against state when it executes (every node applies
+ * the same rule at the same point of the chain): the addresses its signature recovers to under
+ * each allowed binding (the first known one is chosen, else the first), or lazily the action
+ * binding's address, the other bindings recovered from the bytes only when that address is not
+ * a known signer as the transaction executes (the same choice, mostly one recovery).
  */
 export type SignerSpec = string | readonly string[] | { readonly first: string | null; readonly bytes: Uint8Array };
 

@@ -43,29 +43,21 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   }
 }
 
-/** The address a transaction's bytes recover to under each allowed binding, in order (null where none). */
-function bindingAddresses(auth: AuthConfig, bytes: Uint8Array): (string | null)[] {
-  const req = decodeRequest(bytes);
-  return allowedBindings(auth).map((binding) => {
-    if (req === null) return null;
-    try {
-      return recoverSigner(auth, req, binding);
-    } catch {
-      return null;
-    }
-  });
-}
-
-/** Distinct non-null addresses in order: a transaction's signer candidates. */
-function distinctCandidates(byBinding: readonly (string | null)[]): string[] {
-  const found: string[] = [];
-  for (const a of byBinding) if (a !== null && !found.includes(a)) found.push(a);
-  return found;
-}
-
-/** Addresses a block transaction's signature recovers to under every allowed binding, in order; [] when it does not decode. */
+/** Addresses a block transaction's signature recovers to under every allowed binding, distinct, in order; [] when it does not decode. */
 export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
-  return distinctCandidates(bindingAddresses(auth, bytes));
+  const req = decodeRequest(bytes);
+  const found: string[] = [];
+  if (req === null) return found;
+  for (const binding of allowedBindings(auth)) {
+    let address: string | null;
+    try {
+      address = recoverSigner(auth, req, binding);
+    } catch {
+      address = null;
+    }
+    if (address !== null && !found.includes(address)) found.push(address);
+  }
+  return found;
 }
 
 if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
