@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
+import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'ws-fanout': benchWsFanout,
   consensus: benchConsensus,
   'evm-transfers': benchEvmTransfers,
+  'evm-exec': benchEvmExec,
 };
 
 const only = process.argv[2];

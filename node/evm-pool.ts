@@ -153,7 +153,7 @@ export class EvmPool {
     q.pending.set(p.nonce, p);
     this.byHash.set(p.hash, p);
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
-    this.evm.remember(p.bytes, p.tx);
+    this.evm.remember(p.bytes, p.tx, p.sender);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
     void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
     this.onAdmitted(p.bytes);
