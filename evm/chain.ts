@@ -17,7 +17,7 @@ import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import { AccountCache, BlockAccounts } from './block-accounts.ts';
 import { blockRlp } from './block-rlp.ts';
-import { TRANSFER_GAS, applyTransfer, transferRecipient } from './transfer.ts';
+import { TRANSFER_GAS, applyTransfer, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
 export interface EvmGenesis {
@@ -228,7 +228,8 @@ export class EvmChain {
       try {
         const known = this.decoded.get(input.bytes);
         const tx = known?.tx ?? this.decodeTx(input.bytes);
-        hash = bytesToHex(keccak256(input.bytes));
+        // keccak256 of the bytes: admission filled tx.cache.hash with it.
+        hash = bytesToHex(tx.cache.hash ?? keccak256(input.bytes));
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
@@ -331,6 +332,21 @@ export class EvmChain {
   }
 
   private headRead: { root: Uint8Array; state: Promise<MerkleStateManager> } | null = null;
+
+  /**
+   * An account at the head (admission checks): from the committed records when there, else read
+   * from the head state and kept, unless the head moved meanwhile. Null: no account.
+   */
+  async headAccount(address: string): Promise<Readonly<AccountRecord> | null> {
+    const key = address.toLowerCase();
+    const cached = this.committed.get(key);
+    if (cached !== undefined) return cached;
+    const root = this.headBlock.header.stateRoot;
+    const a = await (await this.headState()).getAccount(createAddressFromString(key));
+    const record = a === undefined ? null : { nonce: a.nonce, balance: a.balance, storageRoot: a.storageRoot, codeHash: a.codeHash };
+    if (this.headBlock.header.stateRoot === root) this.committed.set(key, record);
+    return record;
+  }
 
   /**
    * The committed head state for reads (admission checks, eth_getBalance at latest): one cached

@@ -4,9 +4,9 @@
 // recovery on several workers may finish out of order. A transaction whose nonce is ahead of the
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import { hexToBytes } from '@ethereumjs/util';
 import type { EvmChain, ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, publicKeyToAddress } from '../primitives/index.ts';
+import { bytesToHex, keccak256, publicKeyToAddress } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -62,7 +62,11 @@ export class EvmPool {
   /** Admits a raw transaction; resolves with its hash or throws an RpcError in geth's words. */
   async submit(bytes: Uint8Array): Promise<string> {
     const tx = this.decode(bytes);
-    const hash = bytesToHex(tx.hash());
+    // The hash of the bytes as received: ethereumjs decodes only canonical encodings, so these are
+    // the bytes tx.hash() would re-encode; its cache is filled so it never re-encodes them.
+    const hashBytes = keccak256(bytes);
+    tx.cache.hash = hashBytes;
+    const hash = bytesToHex(hashBytes);
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
     const publicKey = await this.recovery.recoverEvm({
@@ -100,8 +104,7 @@ export class EvmPool {
   }
 
   private async checkState(p: PoolTx): Promise<void> {
-    const state = await this.evm.headState();
-    const account = await state.getAccount(createAddressFromString(p.sender));
+    const account = await this.evm.headAccount(p.sender);
     const nonce = account?.nonce ?? 0n;
     if (p.nonce < nonce) throw rejected(`nonce too low: next nonce ${nonce}, tx nonce ${p.nonce}`);
     const cost = p.tx.gasLimit * feeCap(p.tx) + p.tx.value;
