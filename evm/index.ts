@@ -8,3 +8,4 @@ export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompile
 export { orderedTrieRoot } from './ordered-trie.ts';
 export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
+export { signingHash } from './signing-hash.ts';

@@ -5,7 +5,7 @@
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes } from '@ethereumjs/util';
-import type { EvmChain, ExecutedEvmBlock } from '../evm/index.ts';
+import { signingHash, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
 import { bytesToHex, keccak256, publicKeyToAddress } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
@@ -70,7 +70,7 @@ export class EvmPool {
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
     const publicKey = await this.recovery.recoverEvm({
-      digest: tx.getMessageToVerifySignature(),
+      digest: signingHash(tx, bytes),
       r: tx.r as bigint,
       s: tx.s as bigint,
       recovery: recoveryId(tx),
