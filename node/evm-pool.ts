@@ -6,7 +6,7 @@
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes } from '@ethereumjs/util';
 import { signingHash, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, keccak256, publicKeyToAddress } from '../primitives/index.ts';
+import { bytesToHex, keccak256 } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -69,15 +69,10 @@ export class EvmPool {
     const hash = bytesToHex(hashBytes);
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
-    const publicKey = await this.recovery.recoverEvm({
-      digest: signingHash(tx, bytes),
-      r: tx.r as bigint,
-      s: tx.s as bigint,
-      recovery: recoveryId(tx),
-    });
-    if (publicKey === null) throw rejected('invalid sender');
+    const signer = await this.recovery.recoverEvm({ digest: signingHash(tx, bytes), rs: rsBytes(tx), recovery: recoveryId(tx) });
+    if (signer === null) throw rejected('invalid sender');
+    const { publicKey, address: sender } = signer;
     tx.cache.senderPubKey = hexToBytes(publicKey as `0x${string}`);
-    const sender = publicKeyToAddress(Uint8Array.from(Buffer.from(`04${publicKey.slice(2)}`, 'hex')));
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
     this.place(p);
@@ -188,6 +183,12 @@ export class EvmPool {
       if (q.pending.size === 0 && q.future.size === 0) this.senders.delete(p.sender);
     }
   }
+}
+
+/** r || s as 64 bytes (decoding bounds both below 2^256). */
+function rsBytes(tx: TypedTransaction): Uint8Array {
+  const word = (v: bigint | undefined) => (v ?? 0n).toString(16).padStart(64, '0');
+  return new Uint8Array(Buffer.from(word(tx.r) + word(tx.s), 'hex'));
 }
 
 function recoveryId(tx: TypedTransaction): number {

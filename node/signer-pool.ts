@@ -4,7 +4,7 @@
 // fallback when workers cannot start.
 import { Worker } from 'node:worker_threads';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
-import type { EvmSignature } from './evm-signature.ts';
+import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
 
 export type { RecoveryOut } from './signer-worker.ts';
@@ -14,8 +14,8 @@ export interface SignerRecovery {
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
   /** The action binding's address, with the transaction's bytes and hash computed alongside. */
   recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
-  /** The 64-byte public key (hex) that signed an EVM transaction, or null. */
-  recoverEvm(sig: EvmSignature): Promise<string | null>;
+  /** The public key and address that signed an EVM transaction, or null. */
+  recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   close(): Promise<void>;
 }
 
@@ -30,8 +30,8 @@ export class InlineRecovery implements SignerRecovery {
     return runJob(this.auth, { req, binding: 'action', encode: true });
   }
 
-  async recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return runJob(this.auth, { evm: sig }).address;
+  async recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
+    return recoverEvmSender(sig);
   }
 
   async close(): Promise<void> {}
@@ -41,7 +41,10 @@ interface Lane {
   readonly worker: Worker;
   /** Jobs gathered this tick, and the batches in flight by sequence. */
   pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
+  /** EVM signatures gathered this tick; they travel packed, apart from the exchange jobs. */
+  evmPending: { sig: EvmSignature; resolve: (s: EvmSender | null) => void }[];
   readonly inFlight: Map<number, ((a: RecoveryOut) => void)[]>;
+  readonly evmInFlight: Map<number, ((s: EvmSender | null) => void)[]>;
   queued: number;
 }
 
@@ -68,8 +71,16 @@ export class WorkerPoolRecovery implements SignerRecovery {
           worker.once('error', reject);
           worker.once('message', () => resolve());
         });
-        const lane: Lane = { worker, pending: [], inFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: RecoveryOut[] }) => {
+        const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; evm: Uint8Array }) => {
+          if ('evm' in msg) {
+            const evmResolvers = lane.evmInFlight.get(msg.seq);
+            if (evmResolvers === undefined) return;
+            lane.evmInFlight.delete(msg.seq);
+            lane.queued -= evmResolvers.length;
+            evmResolvers.forEach((r, i) => r(readEvmSender(msg.evm, i)));
+            return;
+          }
           const resolvers = lane.inFlight.get(msg.seq);
           if (resolvers === undefined) return;
           lane.inFlight.delete(msg.seq);
@@ -90,8 +101,31 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return this.submit(req, 'action', true);
   }
 
-  async recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return (await this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } })).address;
+  recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
+    return new Promise((resolve) => {
+      const lane = this.leastBusy();
+      lane.evmPending.push({ sig, resolve });
+      if (lane.evmPending.length >= MAX_BATCH) this.flush(lane);
+      else this.scheduleFlush();
+    });
+  }
+
+  /** The lane with the least work queued. */
+  private leastBusy(): Lane {
+    let lane = this.lanes[0] as Lane;
+    const load = (l: Lane) => l.queued + l.pending.length + l.evmPending.length;
+    for (const l of this.lanes) if (load(l) < load(lane)) lane = l;
+    return lane;
+  }
+
+  /** Everything gathered this tick leaves at the next check phase. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      for (const l of this.lanes) this.flush(l);
+    });
   }
 
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
@@ -100,22 +134,23 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
-      // The lane with the least work queued takes it.
-      let lane = this.lanes[0] as Lane;
-      for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
+      const lane = this.leastBusy();
       lane.pending.push({ job, resolve });
       if (lane.pending.length >= MAX_BATCH) this.flush(lane);
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          for (const l of this.lanes) this.flush(l);
-        });
-      }
+      else this.scheduleFlush();
     });
   }
 
   private flush(lane: Lane): void {
+    if (lane.evmPending.length > 0) {
+      const evm = lane.evmPending;
+      lane.evmPending = [];
+      const seq = this.seq++;
+      lane.evmInFlight.set(seq, evm.map((p) => p.resolve));
+      lane.queued += evm.length;
+      const packed = packEvmJobs(evm.map((p) => p.sig));
+      lane.worker.postMessage({ seq, evm: packed }, [packed.buffer as ArrayBuffer]);
+    }
     if (lane.pending.length === 0) return;
     const batch = lane.pending;
     lane.pending = [];
@@ -128,7 +163,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
   async close(): Promise<void> {
     for (const lane of this.lanes) {
       for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(NONE);
+      for (const resolvers of lane.evmInFlight.values()) for (const r of resolvers) r(null);
       for (const p of lane.pending) p.resolve(NONE);
+      for (const p of lane.evmPending) p.resolve(null);
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
