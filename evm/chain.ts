@@ -17,7 +17,7 @@ import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import { AccountCache, BlockAccounts } from './block-accounts.ts';
 import { blockRlp } from './block-rlp.ts';
-import { TRANSFER_GAS, applyTransfer, transferRecipient, type AccountRecord } from './transfer.ts';
+import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
 export interface EvmGenesis {
@@ -239,7 +239,7 @@ export class EvmChain {
         if (fast !== null) {
           gasUsed += TRANSFER_GAS;
           fastTxs++;
-          included.push({ tx, bytes: input.bytes, hash, sender, gasUsed: TRANSFER_GAS, cumulative: gasUsed, status: 1, logs: [], bloom: null, createdAddress: null, gasPrice: fast });
+          included.push({ tx, bytes: input.bytes, hash, sender, gasUsed: TRANSFER_GAS, cumulative: gasUsed, status: 1, logs: [], bloom: null, createdAddress: null, gasPrice: fast, fast: true });
         } else {
           await accounts.handOver();
           template ??= createBlock({ header: headerData }, { common: this.common });
@@ -248,7 +248,7 @@ export class EvmChain {
           const status = 'status' in r.receipt ? (r.receipt.status as 0 | 1) : 1;
           included.push({
             tx, bytes: input.bytes, hash, sender, gasUsed: r.totalGasSpent, cumulative: gasUsed, status, logs: r.receipt.logs, bloom: r.bloom.bitvector,
-            createdAddress: r.createdAddress === undefined ? null : r.createdAddress.toString(), gasPrice: effectiveGasPrice(tx, baseFee),
+            createdAddress: r.createdAddress === undefined ? null : r.createdAddress.toString(), gasPrice: effectiveGasPrice(tx, baseFee), fast: false,
           });
         }
         outcomes.push({ hash, error: null });
@@ -265,7 +265,7 @@ export class EvmChain {
       gasUsed,
       logsBloom: bloom.bitvector,
       transactionsTrie: orderedTrieRoot(included.map((t) => t.bytes)),
-      receiptTrie: orderedTrieRoot(included.map((t) => encodeReceipt({ status: t.status, cumulativeBlockGasUsed: t.cumulative, bitvector: t.bloom ?? EMPTY_BLOOM, logs: t.logs }, t.tx.type))),
+      receiptTrie: orderedTrieRoot(included.map((t) => (t.fast ? transferReceipt(t.tx.type, t.cumulative) : encodeReceipt({ status: t.status, cumulativeBlockGasUsed: t.cumulative, bitvector: t.bloom ?? EMPTY_BLOOM, logs: t.logs }, t.tx.type)))),
     }, { common: this.txCommon });
     // The Block constructor keeps the transaction objects (createBlock would copy each one).
     const block = new Block(header, included.map((t) => t.tx), [], [], { common: this.txCommon });
@@ -408,6 +408,8 @@ interface IncludedTx {
   readonly bloom: Uint8Array | null;
   readonly createdAddress: string | null;
   readonly gasPrice: bigint;
+  /** Took the transfer fast path (its receipt has a fixed shape). */
+  readonly fast: boolean;
 }
 
 function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {

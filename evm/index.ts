@@ -9,3 +9,4 @@ export { orderedTrieRoot } from './ordered-trie.ts';
 export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
 export { signingHash } from './signing-hash.ts';
+export { transferReceipt } from './transfer.ts';

@@ -7,7 +7,7 @@
 // Held equal to the VM (state roots, receipts, blooms, gas) in test/evm/fast-transfer.test.ts.
 import { RLP } from '@ethereumjs/rlp';
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { KECCAK256_NULL, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import { KECCAK256_NULL, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
 import { EMPTY_TRIE_ROOT } from './trie-batch.ts';
 
 /** An account as the state trie holds it (RLP [nonce, balance, storageRoot, codeHash]). */
@@ -114,4 +114,30 @@ export function applyTransfer(tx: TypedTransaction, baseFee: bigint, p: Transfer
     coinbase.balance += minerValue;
   }
   return { from, to, coinbase, gasPrice };
+}
+
+/** status 1 (0x01), then the cumulative gas (a string), an empty bloom (256 zero bytes, 0xb90100) and no logs (0xc0). */
+const BLOOM_AND_LOGS = (() => {
+  const out = new Uint8Array(3 + 256 + 1);
+  out.set([0xb9, 0x01, 0x00]);
+  out[259] = 0xc0;
+  return out;
+})();
+
+/**
+ * The receipt of a fast transfer as encodeReceipt encodes it (type byte, then RLP [status 1,
+ * cumulative gas, empty bloom, no logs]), written directly. The cumulative gas is at least 21,000,
+ * so never a single byte under 0x80 nor longer than 55 bytes.
+ */
+export function transferReceipt(type: TransactionType, cumulativeGas: bigint): Uint8Array {
+  const gas = bigIntToBytes(cumulativeGas);
+  const payload = 1 + 1 + gas.length + BLOOM_AND_LOGS.length;
+  const typed = type === TransactionType.Legacy ? 0 : 1;
+  const out = new Uint8Array(typed + 3 + payload);
+  let at = 0;
+  if (typed === 1) out[at++] = type;
+  out.set([0xf9, payload >> 8, payload & 255, 0x01, 0x80 + gas.length], at);
+  out.set(gas, at + 5);
+  out.set(BLOOM_AND_LOGS, at + 5 + gas.length);
+  return out;
 }

@@ -6,7 +6,8 @@ import { rm } from 'node:fs/promises';
 import t from 'tap';
 import { Wallet, getCreateAddress, Transaction, type TransactionLike } from 'ethers';
 import { createAddressFromString } from '@ethereumjs/util';
-import { EvmChain, EvmStore, type EvmGenesis } from '../../evm/index.ts';
+import { encodeReceipt } from '@ethereumjs/vm';
+import { EvmChain, EvmStore, transferReceipt, type EvmGenesis } from '../../evm/index.ts';
 import { bytesToHex, hexToBytes } from '../../primitives/index.ts';
 import { tempDir, wallets } from '../support/node.ts';
 
@@ -145,4 +146,13 @@ t.test('a sender known from the block (public key) gives the same block', async 
   const b = await vm.executeBlock(1, genesis.genesisTime + 1000, [{ bytes: tx, publicKey: null }], false);
   t.equal(a.hash, b.hash);
   t.same(a.stored, b.stored);
+});
+
+t.test('a fast transfer receipt is encoded as encodeReceipt encodes it', async (t) => {
+  for (const type of [0, 1, 2] as const) {
+    for (const gas of [21_000n, 65_535n, 65_536n, 30_000_000n, 1_000_000_000n, 2n ** 64n - 1n]) {
+      const expected = encodeReceipt({ status: 1, cumulativeBlockGasUsed: gas, bitvector: new Uint8Array(256), logs: [] }, type);
+      t.equal(bytesToHex(transferReceipt(type, gas)), bytesToHex(expected), `type ${type}, cumulative gas ${gas}`);
+    }
+  }
 });
