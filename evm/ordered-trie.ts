@@ -1,9 +1,11 @@
 // The root of a Merkle Patricia trie built at once from all its (key, value) pairs, as Ethereum
 // derives transaction and receipt roots (keys RLP(index)). Each node is encoded and hashed once;
 // inserting pair by pair into ethereumjs's trie re-hashes the path on every insert, which costs
-// far more for blocks of thousands of transactions. Held equal to the trie in test/evm.
+// far more for blocks of thousands of transactions. Nodes are encoded straight into one buffer
+// each (rlp-write.ts). Held equal to the trie in test/evm.
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../primitives/index.ts';
+import { encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 
 function nibbles(key: Uint8Array): number[] {
   const out: number[] = [];
@@ -23,44 +25,6 @@ function hexPrefix(path: readonly number[], from: number, to: number, leaf: bool
   return out;
 }
 
-// Nodes are encoded straight into one buffer each (sizes first, then bytes), not through nested
-// arrays and the generic encoder, which copies every value at each level.
-
-function lengthOfLength(n: number): number {
-  let k = 0;
-  for (; n > 0; n = Math.floor(n / 256)) k++;
-  return k;
-}
-
-function headerSize(payload: number): number {
-  return payload < 56 ? 1 : 1 + lengthOfLength(payload);
-}
-
-function stringSize(b: Uint8Array): number {
-  return b.length === 1 && (b[0] as number) < 0x80 ? 1 : headerSize(b.length) + b.length;
-}
-
-function writeHeader(out: Uint8Array, at: number, payload: number, offset: number): number {
-  if (payload < 56) {
-    out[at] = offset + payload;
-    return at + 1;
-  }
-  const k = lengthOfLength(payload);
-  out[at] = offset + 55 + k;
-  for (let i = k, n = payload; i >= 1; i--, n = Math.floor(n / 256)) out[at + i] = n % 256;
-  return at + 1 + k;
-}
-
-function writeString(out: Uint8Array, at: number, b: Uint8Array): number {
-  if (b.length === 1 && (b[0] as number) < 0x80) {
-    out[at] = b[0] as number;
-    return at + 1;
-  }
-  at = writeHeader(out, at, b.length, 0x80);
-  out.set(b, at);
-  return at + b.length;
-}
-
 /**
  * How a parent holds a child: the encoding itself when under 32 bytes (embedded), else the
  * encoding of its hash as a string (0xa0 and 32 bytes).
@@ -73,28 +37,9 @@ function ref(encoded: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A list whose items are already encoded. */
-function list(items: readonly Uint8Array[]): Uint8Array {
-  let payload = 0;
-  for (const it of items) payload += it.length;
-  const out = new Uint8Array(headerSize(payload) + payload);
-  let at = writeHeader(out, 0, payload, 0xc0);
-  for (const it of items) {
-    out.set(it, at);
-    at += it.length;
-  }
-  return out;
-}
-
 /** A [path, value] leaf, or [path, child] extension with the child already a reference. */
 function pair(path: Uint8Array, second: Uint8Array, secondEncoded: boolean): Uint8Array {
-  const payload = stringSize(path) + (secondEncoded ? second.length : stringSize(second));
-  const out = new Uint8Array(headerSize(payload) + payload);
-  let at = writeHeader(out, 0, payload, 0xc0);
-  at = writeString(out, at, path);
-  if (secondEncoded) out.set(second, at);
-  else writeString(out, at, second);
-  return out;
+  return secondEncoded ? encodeList([encodeString(path), second]) : encodeStrings([path, second]);
 }
 
 const EMPTY_STRING = Uint8Array.of(0x80);
@@ -115,9 +60,7 @@ function build(pairs: readonly Pair[], from: number, to: number, depth: number):
   const items: Uint8Array[] = new Array<Uint8Array>(17).fill(EMPTY_STRING);
   let i = from;
   if (first.path.length === depth) {
-    const value = new Uint8Array(stringSize(first.value));
-    writeString(value, 0, first.value);
-    items[16] = value;
+    items[16] = encodeString(first.value);
     i++;
   }
   while (i < to) {
@@ -127,7 +70,7 @@ function build(pairs: readonly Pair[], from: number, to: number, depth: number):
     items[nibble] = ref(build(pairs, i, j, depth + 1));
     i = j;
   }
-  return list(items);
+  return encodeList(items);
 }
 
 const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));

@@ -9,6 +9,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { KECCAK256_NULL, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
 import { EMPTY_TRIE_ROOT } from './trie-batch.ts';
+import { encodeStrings } from './rlp-write.ts';
 
 /** An account as the state trie holds it (RLP [nonce, balance, storageRoot, codeHash]). */
 export interface AccountRecord {
@@ -24,7 +25,7 @@ export function decodeAccount(rlp: Uint8Array): AccountRecord {
 }
 
 export function encodeAccount(a: AccountRecord): Uint8Array {
-  return RLP.encode([bigIntToUnpaddedBytes(a.nonce), bigIntToUnpaddedBytes(a.balance), a.storageRoot, a.codeHash]);
+  return encodeStrings([bigIntToUnpaddedBytes(a.nonce), bigIntToUnpaddedBytes(a.balance), a.storageRoot, a.codeHash]);
 }
 
 export function copyAccount(a: AccountRecord): AccountRecord {

@@ -9,6 +9,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { BatchDBOp } from '@ethereumjs/util';
 import type { LevelTrieDB } from './level-db.ts';
+import { encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 import { keccak256 } from '../primitives/index.ts';
 
 /** A child reference: the 32-byte hash of a node not loaded, or the node itself. */
@@ -20,6 +21,16 @@ type Node =
   | { readonly t: 'branch'; readonly children: (Ref | null)[]; value: Uint8Array | null };
 
 type Raw = Uint8Array | Raw[];
+
+/** The empty string's encoding: no child, no value. */
+const EMPTY_ITEM = Uint8Array.of(0x80);
+
+function hashItem(hash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(33);
+  out[0] = 0xa0;
+  out.set(hash, 1);
+  return out;
+}
 
 const EMPTY = new Uint8Array(0);
 /** keccak256(RLP('')): the root of the empty trie. */
@@ -132,22 +143,23 @@ export class TrieBatch {
     return cp === 0 ? branch : { t: 'ext', path: node.path.subarray(0, cp), child: branch };
   }
 
-  /** Raw form of a changed node, its changed children hashed and queued for writing. */
-  private raw(node: Node): Raw {
-    if (node.t === 'leaf') return [hexPrefix(node.path, true), node.value];
-    if (node.t === 'ext') return [hexPrefix(node.path, false), this.ref(node.child)];
-    const out: Raw[] = node.children.map((c) => (c === null ? EMPTY : this.ref(c)));
-    out.push(node.value ?? EMPTY);
-    return out;
+  /** The encoding of a changed node, its changed children hashed and queued for writing. */
+  private encode(node: Node): Uint8Array {
+    if (node.t === 'leaf') return encodeStrings([hexPrefix(node.path, true), node.value]);
+    if (node.t === 'ext') return encodeList([encodeString(hexPrefix(node.path, false)), this.ref(node.child)]);
+    const items = node.children.map((c) => (c === null ? EMPTY_ITEM : this.ref(c)));
+    items.push(node.value === null ? EMPTY_ITEM : encodeString(node.value));
+    return encodeList(items);
   }
 
-  /** How a parent refers to a child: by hash, or embedded when its encoding is under 32 bytes. */
-  private ref(child: Ref): Raw {
-    if (child instanceof Uint8Array) return child;
-    const raw = this.raw(child);
-    const encoded = RLP.encode(raw as never);
-    if (encoded.length < 32) return raw;
-    return this.store(encoded);
+  /**
+   * How a parent holds a child, as an encoded item: the child's encoding when under 32 bytes
+   * (embedded), else its hash as a string.
+   */
+  private ref(child: Ref): Uint8Array {
+    if (child instanceof Uint8Array) return hashItem(child);
+    const encoded = this.encode(child);
+    return encoded.length < 32 ? encoded : hashItem(this.store(encoded));
   }
 
   private store(encoded: Uint8Array): Uint8Array {
@@ -169,7 +181,7 @@ export class TrieBatch {
       ref = top;
     }
     // The root node is stored under its hash whatever its size.
-    const newRoot = this.store(RLP.encode(this.raw(top as Node) as never));
+    const newRoot = this.store(this.encode(top as Node));
     await this.db.batch(this.ops.splice(0));
     return newRoot;
   }
