@@ -28,6 +28,6 @@ process.once('SIGTERM', () => {
 });
 if (process.env.BENCH_DEBUG !== undefined) {
   node.bus.onEvmBlock((b) => {
-    if (b.outcomes.length > 0) console.error(`block ${b.height}: ${b.outcomes.length} txs, left out: ${JSON.stringify(b.outcomes.filter((o) => o.error !== null).slice(0, 2))}`);
+    if (b.outcomes.length > 0) console.error(`${Math.round(performance.now())} block ${b.height}: ${b.outcomes.length} txs, left out: ${JSON.stringify(b.outcomes.filter((o) => o.error !== null).slice(0, 2))}`);
   });
 }

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +97,21 @@ async function cpuSeconds(pid: number | undefined): Promise<number | null> {
   }
 }
 
+/** CPU seconds of each thread of a process, by thread id (Linux). */
+async function threadSeconds(pid: number | undefined): Promise<Map<string, [string, number]> | null> {
+  try {
+    const out = new Map<string, [string, number]>();
+    for (const task of await readdir(`/proc/${pid}/task`)) {
+      const stat = await readFile(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(task, [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), (Number(f[11]) + Number(f[12])) / 100]);
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Sends every raw transaction, then waits until all are mined; returns seconds, errors, and the
  * CPU seconds the node used meanwhile (a figure the shared machine's load moves less than time).
@@ -110,6 +125,7 @@ async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: n
     batches.push(JSON.stringify(w.raws.slice(i, i + BATCH).map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
   }
   const cpu0 = await cpuSeconds(pid);
+  const threads0 = process.env.BENCH_DEBUG === undefined ? null : await threadSeconds(pid);
   const t0 = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -135,12 +151,11 @@ async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: n
   if (pending.length > 0) errors.push(`${pending.length} senders not fully mined after 300 s`);
   const seconds = (performance.now() - t0) / 1000;
   const cpu1 = await cpuSeconds(pid);
-  if (process.env.BENCH_DEBUG !== undefined && pid !== undefined) {
-    const { readdir } = await import('node:fs/promises');
-    for (const task of await readdir(`/proc/${pid}/task`)) {
-      const stat = await readFile(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      console.log(`thread ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(2)} s`);
+  if (process.env.BENCH_DEBUG !== undefined && threads0 !== null) {
+    const threads1 = await threadSeconds(pid);
+    for (const [tid, [name, cpu]] of threads1 ?? []) {
+      const d = cpu - (threads0.get(tid)?.[1] ?? 0);
+      if (d > 0.01) console.log(`thread ${tid} ${name}: ${d.toFixed(2)} s`);
     }
   }
   return { seconds, errors, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
