@@ -18,9 +18,24 @@ const node = await SvcNode.start({
   signerWorkers: Number(process.env.BENCH_WORKERS ?? 2),
   log: process.env.BENCH_DEBUG === undefined ? () => {} : (line: string) => console.error(line),
 });
+// BENCH_ALLOC=<file>: a sampling profile of every allocation (also of objects collected since),
+// written on SIGTERM; where garbage comes from, which --heap-prof (live objects only) does not show.
+const allocProfile = process.env.BENCH_ALLOC;
+let session: import('node:inspector').Session | null = null;
+if (allocProfile !== undefined) {
+  const { Session } = await import('node:inspector');
+  session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+}
 console.log(`RPC ${node.rpcUrl}`);
-process.once('SIGTERM', () => {
+process.once('SIGTERM', async () => {
   if (process.env.BENCH_DEBUG !== undefined) console.error('stopping');
+  if (session !== null && allocProfile !== undefined) {
+    const { writeFile } = await import('node:fs/promises');
+    const profile = await new Promise((resolve) => session?.post('HeapProfiler.stopSampling', (_err, r) => resolve((r as { profile: unknown }).profile)));
+    await writeFile(allocProfile, JSON.stringify(profile));
+  }
   void node.stop().then(() => process.exit(0), (err: unknown) => {
     console.error(err);
     process.exit(1);

@@ -8,10 +8,10 @@ import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
-  Account, Address, KECCAK256_RLP, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
+  Account, Address, KECCAK256_RLP, bigIntToHex, createAddressFromString,
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
-import { keccak256 } from '../primitives/index.ts';
+import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
 import { makeCommon, makeFastCommon } from './common.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
@@ -172,7 +172,7 @@ export class EvmChain {
   }
 
   decode(stored: StoredEvmBlock): Block {
-    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.txCommon });
+    return createBlockFromRLP(hexToBytes(stored.rlp), { common: this.txCommon });
   }
 
   private headerBase(height: number, timeMs: number, parentHash: Uint8Array, baseFee: bigint): HeaderData {
@@ -233,7 +233,6 @@ export class EvmChain {
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
-        if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey as `0x${string}`);
         const sender = known?.sender ?? (input.publicKey !== null ? addressOfKey(input.publicKey) : tx.getSenderAddress().toString());
         const fast = await this.tryTransfer(tx, sender, baseFee, accounts);
         if (fast !== null) {
@@ -241,6 +240,8 @@ export class EvmChain {
           fastTxs++;
           included.push({ tx, bytes: input.bytes, hash, sender, gasUsed: TRANSFER_GAS, cumulative: gasUsed, status: 1, logs: [], bloom: null, createdAddress: null, gasPrice: fast, fast: true });
         } else {
+          // The VM reads the sender from the key recovered at admission instead of recovering it.
+          if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey);
           await accounts.handOver();
           template ??= createBlock({ header: headerData }, { common: this.common });
           const r = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
@@ -383,7 +384,7 @@ class BlockHashes {
 
   async getBlock(height: number): Promise<{ hash(): Uint8Array }> {
     const found = await this.chain?.blockAt(height);
-    const hash = found === undefined ? ZERO_32 : hexToBytes(found.stored.hash as `0x${string}`);
+    const hash = found === undefined ? ZERO_32 : hexToBytes(found.stored.hash);
     return { hash: () => hash };
   }
 
@@ -420,7 +421,7 @@ function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
 
 /** The address of a 64-byte public key (hex). */
 function addressOfKey(publicKey: string): string {
-  return bytesToHex(keccak256(hexToBytes(publicKey as `0x${string}`)).subarray(12));
+  return bytesToHex(keccak256(hexToBytes(publicKey)).subarray(12));
 }
 
 const EMPTY_BLOOM = new Uint8Array(256);

@@ -4,9 +4,8 @@
 // recovery on several workers may finish out of order. A transaction whose nonce is ahead of the
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { hexToBytes } from '@ethereumjs/util';
 import { signingHash, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, keccak256 } from '../primitives/index.ts';
+import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -72,7 +71,7 @@ export class EvmPool {
     const signer = await this.recovery.recoverEvm({ digest: signingHash(tx, bytes), rs: rsBytes(tx), recovery: recoveryId(tx) });
     if (signer === null) throw rejected('invalid sender');
     const { publicKey, address: sender } = signer;
-    tx.cache.senderPubKey = hexToBytes(publicKey as `0x${string}`);
+    tx.cache.senderPubKey = hexToBytes(publicKey);
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
     this.place(p);
