@@ -77,8 +77,12 @@ const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));
 
 export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
   if (values.length === 0) return EMPTY_ROOT;
-  const pairs = values.map((value, i) => ({ key: RLP.encode(i), value }))
-    .sort((a, b) => Buffer.compare(a.key, b.key))
-    .map((p) => ({ path: nibbles(p.key), value: p.value }));
+  // Keys in byte order without sorting: RLP(1..127) are the bytes 0x01..0x7f, RLP(0) is 0x80,
+  // and from 128 on each length class (0x81 xx, 0x82 xx xx, ...) is in numeric order after the last.
+  const order: number[] = [];
+  for (let i = 1; i < Math.min(128, values.length); i++) order.push(i);
+  order.push(0);
+  for (let i = 128; i < values.length; i++) order.push(i);
+  const pairs = order.map((i) => ({ path: nibbles(RLP.encode(i)), value: values[i] as Uint8Array }));
   return keccak256(build(pairs, 0, pairs.length, 0));
 }
