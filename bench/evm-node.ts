@@ -1,6 +1,7 @@
 // Child process for the EVM bench: a devnet node whose genesis (read from a file) funds the bench
 // senders. Prints "RPC <url>" once serving; stops on SIGTERM.
 import { readFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
 import type { GenesisFile } from '../genesis/index.ts';
 
@@ -21,9 +22,8 @@ const node = await SvcNode.start({
 // BENCH_ALLOC=<file>: a sampling profile of every allocation (also of objects collected since),
 // written on SIGTERM; where garbage comes from, which --heap-prof (live objects only) does not show.
 const allocProfile = process.env.BENCH_ALLOC;
-let session: import('node:inspector').Session | null = null;
+let session: Session | null = null;
 if (allocProfile !== undefined) {
-  const { Session } = await import('node:inspector');
   session = new Session();
   session.connect();
   session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
