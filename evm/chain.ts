@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common';
 import type { CustomPrecompile } from '@ethereumjs/evm';
 import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
   Account, Address, KECCAK256_RLP, bigIntToHex, createAddressFromString,
 } from '@ethereumjs/util';
@@ -17,6 +17,7 @@ import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import { AccountCache, BlockAccounts } from './block-accounts.ts';
 import { blockRlp } from './block-rlp.ts';
+import { decodeTransaction } from './tx-decode.ts';
 import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
@@ -95,7 +96,7 @@ export class EvmChain {
 
   /** Decodes raw transaction bytes as execution will. */
   decodeTx(bytes: Uint8Array): TypedTransaction {
-    return createTxFromRLP(bytes, { common: this.txCommon });
+    return decodeTransaction(bytes, this.txCommon);
   }
 
   /**

@@ -10,3 +10,4 @@ export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
 export { signingHash } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
+export { decodeTransaction } from './tx-decode.ts';
