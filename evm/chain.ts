@@ -195,10 +195,15 @@ export class EvmChain {
     };
   }
 
-  /** EIP-1559 next base fee of the head, floored at the genesis minimum. */
+  private nextFee: { head: Block; fee: bigint } | null = null;
+
+  /** EIP-1559 next base fee of the head, floored at the genesis minimum (computed once per head: admission asks per transaction). */
   nextBaseFee(): bigint {
-    const next = this.headBlock.header.calcNextBaseFee();
-    return next > this.genesis.minBaseFee ? next : this.genesis.minBaseFee;
+    if (this.nextFee?.head !== this.headBlock) {
+      const next = this.headBlock.header.calcNextBaseFee();
+      this.nextFee = { head: this.headBlock, fee: next > this.genesis.minBaseFee ? next : this.genesis.minBaseFee };
+    }
+    return this.nextFee.fee;
   }
 
   /**
