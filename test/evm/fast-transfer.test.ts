@@ -156,3 +156,41 @@ t.test('a fast transfer receipt is encoded as encodeReceipt encodes it', async (
     }
   }
 });
+
+t.test('random transfer blocks: the same blocks with and without the fast path', async (t) => {
+  const fast = await open(t, true);
+  const vm = await open(t, false);
+  // Deterministic choices (xorshift), so a failure reproduces.
+  let x = 2463534242;
+  const rnd = (n: number) => {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    return x % n;
+  };
+  const senders = [alice, bob, carol, poor];
+  const next = new Map<string, number>(senders.map((w) => [w.address, 0]));
+  const targets = [alice.address, bob.address, dave.address, poor.address, ...Array.from({ length: 4 }, fresh)];
+  let fastTotal = 0;
+  for (let height = 1; height <= 8; height++) {
+    const txs: Uint8Array[] = [];
+    for (let i = 0; i < 25; i++) {
+      const from = senders[rnd(senders.length)] as Wallet;
+      // Now and then a nonce gap or a replayed nonce (left out), otherwise the next one.
+      const n = next.get(from.address) as number;
+      const nonce = rnd(12) === 0 ? n + 2 : rnd(12) === 0 && n > 0 ? n - 1 : n;
+      if (nonce === n) next.set(from.address, n + 1);
+      const value = [0n, 1n, 10n ** 18n, 10n ** 23n][rnd(4)] as bigint;
+      const tip = [0n, 1n, GWEI][rnd(3)] as bigint;
+      txs.push(await sign(from, { to: targets[rnd(targets.length)], value, gasLimit: 21_000 + rnd(3) * 10_000, maxPriorityFeePerGas: tip, maxFeePerGas: 10n * GWEI + tip }, nonce));
+    }
+    const input = txs.map((bytes) => ({ bytes, publicKey: null }));
+    const a = await fast.executeBlock(height, genesis.genesisTime + height * 1000, input, false);
+    const b = await vm.executeBlock(height, genesis.genesisTime + height * 1000, input, false);
+    t.equal(a.hash, b.hash, `block ${height}: block hash`);
+    t.same(a.outcomes, b.outcomes, `block ${height}: outcomes`);
+    t.same(a.stored, b.stored, `block ${height}: receipts`);
+    fastTotal += a.fastTxs;
+    // A failed transaction leaves the sender's next nonce where the state has it.
+    for (const w of senders) next.set(w.address, Number((await (await fast.stateAt(fast.head.header.stateRoot)).getAccount(createAddressFromString(w.address)))?.nonce ?? 0n));
+  }
+  t.ok(fastTotal > 50, `most transfers took the fast path (${fastTotal})`);
+});
