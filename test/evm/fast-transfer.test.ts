@@ -192,5 +192,5 @@ t.test('random transfer blocks: the same blocks with and without the fast path',
     // A failed transaction leaves the sender's next nonce where the state has it.
     for (const w of senders) next.set(w.address, Number((await (await fast.stateAt(fast.head.header.stateRoot)).getAccount(createAddressFromString(w.address)))?.nonce ?? 0n));
   }
-  t.ok(fastTotal > 50, `most transfers took the fast path (${fastTotal})`);
+  t.ok(fastTotal > 50, `the fast path took its share of the 200 (${fastTotal}; the rest failed or went to the VM)`);
 });
