@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,18 +86,54 @@ async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
   }
 }
 
-/** Sends every raw transaction, then waits until all are mined; returns seconds and errors. */
-async function run(url: string, w: Workload): Promise<{ seconds: number; errors: string[] }> {
+/** CPU seconds (user + system, all threads) a process has used, from /proc (Linux; null elsewhere). */
+async function cpuSeconds(pid: number | undefined): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in ticks of 1/100 s
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds of each thread of a process, by thread id (Linux). */
+async function threadSeconds(pid: number | undefined): Promise<Map<string, [string, number]> | null> {
+  try {
+    const out = new Map<string, [string, number]>();
+    for (const task of await readdir(`/proc/${pid}/task`)) {
+      const stat = await readFile(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(task, [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), (Number(f[11]) + Number(f[12])) / 100]);
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sends every raw transaction, then waits until all are mined; returns seconds, errors, and the
+ * CPU seconds the node used meanwhile (a figure the shared machine's load moves less than time).
+ */
+async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: number; errors: string[]; cpu: number | null }> {
   const errors: string[] = [];
-  const batches: string[][] = [];
-  for (let i = 0; i < w.raws.length; i += BATCH) batches.push(w.raws.slice(i, i + BATCH));
+  // Request bodies are built before the clock starts, the same for both nodes: the client's JSON
+  // work is not what is measured, and it shares the machine's cores with the node.
+  const batches: string[] = [];
+  for (let i = 0; i < w.raws.length; i += BATCH) {
+    batches.push(JSON.stringify(w.raws.slice(i, i + BATCH).map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))));
+  }
+  const cpu0 = await cpuSeconds(pid);
+  const threads0 = process.env.BENCH_DEBUG === undefined ? null : await threadSeconds(pid);
   const t0 = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < batches.length) {
-      const batch = batches[next++] as string[];
+      const body = batches[next++] as string;
       if (process.env.BENCH_DEBUG !== undefined) console.log(`batch ${next}`);
-      const out = (await rpc(url, batch.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] })))) as { error?: { message: string } }[];
+      const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      const out = (await res.json()) as { error?: { message: string } }[];
       for (const r of out) if (r.error !== undefined && errors.length < 5) errors.push(r.error.message);
     }
   }));
@@ -113,7 +149,16 @@ async function run(url: string, w: Workload): Promise<{ seconds: number; errors:
     if (process.env.BENCH_DEBUG !== undefined) console.log(`pending senders ${pending.length}, errors ${errors.join('; ')}`);
   }
   if (pending.length > 0) errors.push(`${pending.length} senders not fully mined after 300 s`);
-  return { seconds: (performance.now() - t0) / 1000, errors };
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu1 = await cpuSeconds(pid);
+  if (process.env.BENCH_DEBUG !== undefined && threads0 !== null) {
+    const threads1 = await threadSeconds(pid);
+    for (const [tid, [name, cpu]] of threads1 ?? []) {
+      const d = cpu - (threads0.get(tid)?.[1] ?? 0);
+      if (d > 0.01) console.log(`thread ${tid} ${name}: ${d.toFixed(2)} s`);
+    }
+  }
+  return { seconds, errors, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
 }
 
 async function startSvc(w: Workload, dir: string): Promise<{ url: string; proc: ChildProcess }> {
@@ -124,7 +169,8 @@ async function startSvc(w: Workload, dir: string): Promise<{ url: string; proc: 
   await writeFile(path, JSON.stringify(genesis));
   const entry = fileURLToPath(new URL('./evm-node.ts', import.meta.url));
   const prof = process.env.BENCH_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`];
-  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', entry, path, join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const proc = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', entry, path, join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout?.on('data', (c: Buffer) => {
@@ -171,12 +217,12 @@ export async function benchEvmTransfers(): Promise<void> {
   const w = sign();
   console.log(`signed ${w.raws.length} EIP-1559 transfers from ${w.senders.length} senders in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-evm-'));
-  const rows: { name: string; seconds: number; errors: string[] }[] = [];
+  const rows: { name: string; seconds: number; errors: string[]; cpu: number | null }[] = [];
   try {
     if (process.env.BENCH_SKIP_SVC === undefined) {
       const svc = await startSvc(w, dir);
       try {
-        rows.push({ name: 'svc', ...(await run(svc.url, w)) });
+        rows.push({ name: 'svc', ...(await run(svc.url, w, svc.proc.pid)) });
         console.log(`svc: ${(rows[0] as { seconds: number }).seconds.toFixed(2)} s`);
       } finally {
         await stop(svc.proc);
@@ -186,7 +232,7 @@ export async function benchEvmTransfers(): Promise<void> {
     try {
       if (process.env.BENCH_SKIP_ANVIL !== undefined) throw new Error('skipped (BENCH_SKIP_ANVIL)');
       anvil = await startAnvil(w);
-      rows.push({ name: process.env.BENCH_ANVIL_AUTOMINE === undefined ? 'anvil (1 s blocks)' : 'anvil (automine)', ...(await run(anvil.url, w)) });
+      rows.push({ name: process.env.BENCH_ANVIL_AUTOMINE === undefined ? 'anvil (1 s blocks)' : 'anvil (automine)', ...(await run(anvil.url, w, anvil.proc.pid)) });
     } catch (err) {
       console.log(`anvil could not run here: ${(err as Error).message}`);
     } finally {
@@ -195,9 +241,10 @@ export async function benchEvmTransfers(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  console.log('| node | transfers | seconds | tx/s | errors |');
-  console.log('|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.errors.join('; ') || '-'} |`);
+  console.log(`load average ${(await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ')}`);
+  console.log('| node | transfers | seconds | tx/s | node CPU s | errors |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.cpu?.toFixed(2) ?? '?'} | ${r.errors.join('; ') || '-'} |`);
   const [svc, anvil] = rows;
   if (svc !== undefined && anvil !== undefined) console.log(`ratio svc / anvil: ${(anvil.seconds / svc.seconds).toFixed(2)}`);
 }

@@ -2,6 +2,7 @@
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
+import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
@@ -17,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   consensus: benchConsensus,
   'consensus-node': benchConsensusNode,
   'evm-transfers': benchEvmTransfers,
+  'evm-exec': benchEvmExec,
 };
 
 const only = process.argv[2];

@@ -6,15 +6,19 @@ import type { Common } from '@ethereumjs/common';
 import type { CustomPrecompile } from '@ethereumjs/evm';
 import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
-  Account, Address, KECCAK256_RLP, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes,
+  Account, Address, KECCAK256_RLP, bigIntToHex, createAddressFromString,
 } from '@ethereumjs/util';
-import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { keccak256 } from '../primitives/index.ts';
+import { Bloom, createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
 import { makeCommon, makeFastCommon } from './common.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
+import { AccountCache, BlockAccounts } from './block-accounts.ts';
+import { blockRlp } from './block-rlp.ts';
+import { decodeTransaction } from './tx-decode.ts';
+import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
 
 export interface EvmGenesis {
@@ -45,12 +49,18 @@ export interface ExecutedEvmBlock {
   readonly hash: string;
   readonly stateRoot: string;
   readonly outcomes: EvmTxOutcome[];
+  /** How many transactions took the plain-transfer fast path (tests, benches). */
+  readonly fastTxs: number;
   /** The block and its receipts, for subscribers. */
   readonly block: Block;
   readonly stored: StoredEvmBlock;
 }
 
 const ZERO_32 = new Uint8Array(32);
+/** Every block's coinbase: priority fees go to the zero address (burned). */
+const COINBASE = `0x${'00'.repeat(20)}`;
+/** A log as receipts carry it: [address, topics, data]. */
+type Log = [Uint8Array, Uint8Array[], Uint8Array];
 
 /** Seconds of an EVM block for a consensus time in ms; several blocks may share a second. */
 export function evmTimestamp(ms: number): bigint {
@@ -63,7 +73,10 @@ export class EvmChain {
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
   private readonly recent = new Map<number, Block>();
   /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
-  private readonly decoded = new WeakMap<Uint8Array, TypedTransaction>();
+  private readonly decoded = new WeakMap<Uint8Array, { tx: TypedTransaction; sender: string }>();
+  private fastTransfers = true;
+  /** The head state's accounts the fast transfer path has read or written. */
+  private readonly committed = new AccountCache();
   /** Decodes transactions and blocks (see makeFastCommon). */
   readonly txCommon: Common;
 
@@ -71,6 +84,7 @@ export class EvmChain {
     readonly common: Common,
     readonly store: EvmStore,
     private readonly trie: MerklePatriciaTrie,
+    private readonly trieDb: LevelTrieDB,
     private readonly state: MerkleStateManager,
     readonly vm: VM,
     readonly genesis: EvmGenesis,
@@ -82,22 +96,31 @@ export class EvmChain {
 
   /** Decodes raw transaction bytes as execution will. */
   decodeTx(bytes: Uint8Array): TypedTransaction {
-    return createTxFromRLP(bytes, { common: this.txCommon });
+    return decodeTransaction(bytes, this.txCommon);
   }
 
-  /** Hands a transaction decoded at admission to execution, keyed by the bytes the block will carry. */
-  remember(bytes: Uint8Array, tx: TypedTransaction): void {
-    this.decoded.set(bytes, tx);
+  /**
+   * Hands a transaction decoded at admission to execution, keyed by the bytes the block will
+   * carry, with its sender (lowercase 0x address) recovered from the public key the block carries.
+   */
+  remember(bytes: Uint8Array, tx: TypedTransaction, sender: string): void {
+    this.decoded.set(bytes, { tx, sender });
   }
 
-  static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = []): Promise<EvmChain> {
+  /**
+   * `fastTransfers: false` runs every transaction through the VM (the reference the fast path is
+   * tested against).
+   */
+  static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = [], opts: { fastTransfers?: boolean } = {}): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
-    const trie = await createMPT({ db: new LevelTrieDB(store.trie), useKeyHashing: true, common });
+    const trieDb = new LevelTrieDB(store.trie);
+    const trie = await createMPT({ db: trieDb, useKeyHashing: true, common });
     const state = new MerkleStateManager({ trie, common, caches: new Caches() });
     const hashes = new BlockHashes();
     const vm = await createVM({ common, stateManager: state, blockchain: hashes as never, evmOpts: { customPrecompiles: precompiles } });
-    const chain = new EvmChain(common, store, trie, state, vm, genesis, precompiles, hashes);
+    const chain = new EvmChain(common, store, trie, trieDb, state, vm, genesis, precompiles, hashes);
     hashes.chain = chain;
+    chain.fastTransfers = opts.fastTransfers ?? true;
     const head = await store.head();
     if (head === undefined) await chain.writeGenesis();
     else await chain.setHead(head);
@@ -145,11 +168,12 @@ export class EvmChain {
     if (stored === undefined) throw new Error(`EVM block ${height} is missing from the store`);
     const block = this.decode(stored);
     await this.state.setStateRoot(block.header.stateRoot);
+    this.committed.clear();
     this.adoptHead(block, stored);
   }
 
   decode(stored: StoredEvmBlock): Block {
-    return createBlockFromRLP(hexToBytes(stored.rlp as `0x${string}`), { common: this.txCommon });
+    return createBlockFromRLP(hexToBytes(stored.rlp), { common: this.txCommon });
   }
 
   private headerBase(height: number, timeMs: number, parentHash: Uint8Array, baseFee: bigint): HeaderData {
@@ -171,10 +195,15 @@ export class EvmChain {
     };
   }
 
-  /** EIP-1559 next base fee of the head, floored at the genesis minimum. */
+  private nextFee: { head: Block; fee: bigint } | null = null;
+
+  /** EIP-1559 next base fee of the head, floored at the genesis minimum (computed once per head: admission asks per transaction). */
   nextBaseFee(): bigint {
-    const next = this.headBlock.header.calcNextBaseFee();
-    return next > this.genesis.minBaseFee ? next : this.genesis.minBaseFee;
+    if (this.nextFee?.head !== this.headBlock) {
+      const next = this.headBlock.header.calcNextBaseFee();
+      this.nextFee = { head: this.headBlock, fee: next > this.genesis.minBaseFee ? next : this.genesis.minBaseFee };
+    }
+    return this.nextFee.fee;
   }
 
   /**
@@ -182,59 +211,93 @@ export class EvmChain {
    * EVM block. A transaction that cannot run (bad nonce, unaffordable, does not decode) is left
    * out of the EVM block, as a block builder would have left it out; the consensus block still
    * carries it, so every node leaves it out the same way.
+   *
+   * Plain transfers take the fast path (evm/transfer.ts) on an overlay of account records; the
+   * rest run through ethereumjs's VM. A block of fast transfers only is committed with one
+   * TrieBatch pass; once the VM has run in a block, the overlay is handed to the state manager
+   * before each VM transaction and the block commits through it.
    */
   async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean): Promise<ExecutedEvmBlock> {
     if (height !== this.height + 1) throw new Error(`invariant: EVM block ${height} executed on head ${this.height}`);
     const headerData = this.headerBase(height, timeMs, this.headBlock.hash(), this.nextBaseFee());
     // Most consensus blocks carry no EVM transaction: the state root stays, both tries are empty.
     if (txs.length === 0) return this.emptyBlock(height, headerData, sync);
-    const template = createBlock({ header: headerData }, { common: this.common });
-    const included: TypedTransaction[] = [];
-    const results: RunTxResult[] = [];
-    const senders: string[] = [];
+    const baseFee = headerData.baseFeePerGas as bigint;
+    const accounts = new BlockAccounts(this.state, this.committed);
+    let template: Block | null = null;
+    const included: IncludedTx[] = [];
     const outcomes: EvmTxOutcome[] = [];
     let gasUsed = 0n;
-    await this.state.checkpoint();
+    let fastTxs = 0;
     for (const input of txs) {
       let hash = '';
-      let tx: TypedTransaction;
       try {
-        tx = this.decoded.get(input.bytes) ?? this.decodeTx(input.bytes);
-        hash = bytesToHex(tx.hash());
+        const known = this.decoded.get(input.bytes);
+        const tx = known?.tx ?? this.decodeTx(input.bytes);
+        // keccak256 of the bytes: admission filled tx.cache.hash with it.
+        hash = bytesToHex(tx.cache.hash ?? keccak256(input.bytes));
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
-        if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey as `0x${string}`);
-        const result = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
-        gasUsed += result.totalGasSpent;
-        included.push(tx);
-        results.push(result);
-        senders.push(tx.getSenderAddress().toString());
+        const sender = known?.sender ?? (input.publicKey !== null ? addressOfKey(input.publicKey) : tx.getSenderAddress().toString());
+        const fast = await this.tryTransfer(tx, sender, baseFee, accounts);
+        if (fast !== null) {
+          gasUsed += TRANSFER_GAS;
+          fastTxs++;
+          included.push({ tx, bytes: input.bytes, hash, sender, gasUsed: TRANSFER_GAS, cumulative: gasUsed, status: 1, logs: [], bloom: null, createdAddress: null, gasPrice: fast, fast: true });
+        } else {
+          // The VM reads the sender from the key recovered at admission instead of recovering it.
+          if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey);
+          await accounts.handOver();
+          template ??= createBlock({ header: headerData }, { common: this.common });
+          const r = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
+          gasUsed += r.totalGasSpent;
+          const status = 'status' in r.receipt ? (r.receipt.status as 0 | 1) : 1;
+          included.push({
+            tx, bytes: input.bytes, hash, sender, gasUsed: r.totalGasSpent, cumulative: gasUsed, status, logs: r.receipt.logs, bloom: r.bloom.bitvector,
+            createdAddress: r.createdAddress === undefined ? null : r.createdAddress.toString(), gasPrice: effectiveGasPrice(tx, baseFee), fast: false,
+          });
+        }
         outcomes.push({ hash, error: null });
       } catch (err) {
         outcomes.push({ hash: hash === '' ? bytesToHex(keccak256(input.bytes)) : hash, error: (err as Error).message });
       }
     }
-    await this.state.commit();
-    const stateRoot = await this.state.getStateRoot();
+    const stateRoot = await accounts.commit(this.trieDb, this.headBlock.header.stateRoot);
     const bloom = new Bloom(undefined, this.common);
-    for (const r of results) bloom.or(r.bloom);
+    for (const t of included) if (t.bloom !== null) bloom.or(new Bloom(t.bloom, this.common));
     const header = createBlockHeader({
       ...headerData,
       stateRoot,
       gasUsed,
       logsBloom: bloom.bitvector,
-      transactionsTrie: orderedTrieRoot(included.map((tx) => tx.serialize())),
-      receiptTrie: orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, (included[i] as TypedTransaction).type))),
+      transactionsTrie: orderedTrieRoot(included.map((t) => t.bytes)),
+      receiptTrie: orderedTrieRoot(included.map((t) => (t.fast ? transferReceipt(t.tx.type, t.cumulative) : encodeReceipt({ status: t.status, cumulativeBlockGasUsed: t.cumulative, bitvector: t.bloom ?? EMPTY_BLOOM, logs: t.logs }, t.tx.type)))),
     }, { common: this.txCommon });
     // The Block constructor keeps the transaction objects (createBlock would copy each one).
-    const block = new Block(header, included, [], [], { common: this.txCommon });
-    const baseFee = headerData.baseFeePerGas as bigint;
-    const receipts = results.map((r, i) => storedReceipt(r, included[i] as TypedTransaction, baseFee));
-    const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders, receipts };
-    await this.store.writeBlock(height, stored, included.map((t) => bytesToHex(t.hash())), sync);
+    const block = new Block(header, included.map((t) => t.tx), [], [], { common: this.txCommon });
+    const receipts = included.map((t) => storedReceipt(t));
+    const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
+    const stored: StoredEvmBlock = { rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts };
+    await this.store.writeBlock(height, stored, included.map((t) => t.hash), sync);
+    accounts.publish();
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, block, stored };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored };
+  }
+
+  /** Runs `tx` as a plain transfer if it is one the fast path takes; its gas price, or null for the VM. */
+  private async tryTransfer(tx: TypedTransaction, sender: string, baseFee: bigint, accounts: BlockAccounts): Promise<bigint | null> {
+    const to = this.fastTransfers ? transferRecipient(tx) : null;
+    if (to === null) return null;
+    const from = await accounts.get(sender);
+    const toAccount = to === sender ? from : await accounts.get(to);
+    const coinbase = COINBASE === sender ? from : COINBASE === to ? toAccount : await accounts.get(COINBASE);
+    const effect = applyTransfer(tx, baseFee, { from, to: toAccount, coinbase });
+    if (effect === null) return null;
+    accounts.set(sender, effect.from);
+    accounts.set(to, effect.to);
+    if (effect.coinbase !== null) accounts.set(COINBASE, effect.coinbase);
+    return effect.gasPrice;
   }
 
   /** An EVM block without transactions: the block the general path builds for none, without the trie work. */
@@ -244,7 +307,7 @@ export class EvmChain {
     const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
     await this.store.writeBlock(height, stored, [], sync);
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], block, stored };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored };
   }
 
   /** Block at `height` with its stored record, or undefined. */
@@ -276,6 +339,21 @@ export class EvmChain {
   }
 
   private headRead: { root: Uint8Array; state: Promise<MerkleStateManager> } | null = null;
+
+  /**
+   * An account at the head (admission checks): from the committed records when there, else read
+   * from the head state and kept, unless the head moved meanwhile. Null: no account.
+   */
+  async headAccount(address: string): Promise<Readonly<AccountRecord> | null> {
+    const key = address.toLowerCase();
+    const cached = this.committed.get(key);
+    if (cached !== undefined) return cached;
+    const root = this.headBlock.header.stateRoot;
+    const a = await (await this.headState()).getAccount(createAddressFromString(key));
+    const record = a === undefined ? null : { nonce: a.nonce, balance: a.balance, storageRoot: a.storageRoot, codeHash: a.codeHash };
+    if (this.headBlock.header.stateRoot === root) this.committed.set(key, record);
+    return record;
+  }
 
   /**
    * The committed head state for reads (admission checks, eth_getBalance at latest): one cached
@@ -312,7 +390,7 @@ class BlockHashes {
 
   async getBlock(height: number): Promise<{ hash(): Uint8Array }> {
     const found = await this.chain?.blockAt(height);
-    const hash = found === undefined ? ZERO_32 : hexToBytes(found.stored.hash as `0x${string}`);
+    const hash = found === undefined ? ZERO_32 : hexToBytes(found.stored.hash);
     return { hash: () => hash };
   }
 
@@ -323,15 +401,46 @@ class BlockHashes {
   }
 }
 
-function storedReceipt(r: RunTxResult, tx: TypedTransaction, baseFee: bigint): StoredReceipt {
-  const tip = 'maxPriorityFeePerGas' in tx ? (tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee) : (tx as { gasPrice: bigint }).gasPrice - baseFee;
+/** A transaction of the block in flight, with what its receipt needs. */
+interface IncludedTx {
+  readonly tx: TypedTransaction;
+  readonly bytes: Uint8Array;
+  readonly hash: string;
+  readonly sender: string;
+  readonly gasUsed: bigint;
+  readonly cumulative: bigint;
+  readonly status: 0 | 1;
+  readonly logs: Log[];
+  /** The logs bloom, or null for none (no logs). */
+  readonly bloom: Uint8Array | null;
+  readonly createdAddress: string | null;
+  readonly gasPrice: bigint;
+  /** Took the transfer fast path (its receipt has a fixed shape). */
+  readonly fast: boolean;
+}
+
+function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
+  if (!('maxPriorityFeePerGas' in tx)) return (tx as { gasPrice: bigint }).gasPrice;
+  const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
+  return baseFee + tip;
+}
+
+/** The address of a 64-byte public key (hex). */
+function addressOfKey(publicKey: string): string {
+  return bytesToHex(keccak256(hexToBytes(publicKey)).subarray(12));
+}
+
+const EMPTY_BLOOM = new Uint8Array(256);
+const EMPTY_BLOOM_HEX = bytesToHex(EMPTY_BLOOM);
+
+function storedReceipt(t: IncludedTx): StoredReceipt {
   return {
-    status: 'status' in r.receipt ? (r.receipt.status as 0 | 1) : 1,
-    cumulativeGasUsed: bigIntToHex(r.receipt.cumulativeBlockGasUsed),
-    gasUsed: bigIntToHex(r.totalGasSpent),
-    effectiveGasPrice: bigIntToHex(baseFee + tip),
-    logs: r.receipt.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((t) => bytesToHex(t)), data: bytesToHex(data) })),
-    logsBloom: bytesToHex(r.bloom.bitvector),
-    contractAddress: r.createdAddress === undefined ? null : r.createdAddress.toString(),
+    status: t.status,
+    cumulativeGasUsed: bigIntToHex(t.cumulative),
+    gasUsed: bigIntToHex(t.gasUsed),
+    effectiveGasPrice: bigIntToHex(t.gasPrice),
+    logs: t.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((x) => bytesToHex(x)), data: bytesToHex(data) })),
+    logsBloom: t.bloom === null ? EMPTY_BLOOM_HEX : bytesToHex(t.bloom),
+    contractAddress: t.createdAddress,
   };
 }

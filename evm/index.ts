@@ -6,3 +6,8 @@ export { makeCommon, EVM_HARDFORK } from './common.ts';
 export { CallSession, MAX_TX_GAS, type CallRequest, type StateOverrides, type AccountOverride } from './call.ts';
 export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompiles.ts';
 export { orderedTrieRoot } from './ordered-trie.ts';
+export { LevelTrieDB } from './level-db.ts';
+export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
+export { signingHash } from './signing-hash.ts';
+export { transferReceipt } from './transfer.ts';
+export { decodeTransaction } from './tx-decode.ts';

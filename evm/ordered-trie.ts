@@ -1,11 +1,11 @@
 // The root of a Merkle Patricia trie built at once from all its (key, value) pairs, as Ethereum
 // derives transaction and receipt roots (keys RLP(index)). Each node is encoded and hashed once;
 // inserting pair by pair into ethereumjs's trie re-hashes the path on every insert, which costs
-// far more for blocks of thousands of transactions. Held equal to the trie in test/evm.
+// far more for blocks of thousands of transactions. Nodes are encoded straight into one buffer
+// each (rlp-write.ts). Held equal to the trie in test/evm.
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../primitives/index.ts';
-
-type Node = Uint8Array | Node[];
+import { encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 
 function nibbles(key: Uint8Array): number[] {
   const out: number[] = [];
@@ -14,56 +14,75 @@ function nibbles(key: Uint8Array): number[] {
 }
 
 /** Hex-prefix encoding of a nibble path (Yellow Paper appendix C). */
-function hexPrefix(path: number[], leaf: boolean): Uint8Array {
-  const odd = path.length % 2;
-  const flag = (leaf ? 2 : 0) + odd;
-  const all = odd === 1 ? [flag, ...path] : [flag, 0, ...path];
-  const out = new Uint8Array(all.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = ((all[2 * i] as number) << 4) | (all[2 * i + 1] as number);
+function hexPrefix(path: readonly number[], from: number, to: number, leaf: boolean): Uint8Array {
+  const n = to - from;
+  const odd = n % 2;
+  const out = new Uint8Array(1 + (n >> 1));
+  out[0] = ((leaf ? 2 : 0) + odd) << 4;
+  let i = from;
+  if (odd === 1) out[0] |= path[i++] as number;
+  for (let o = 1; i < to; i += 2, o++) out[o] = ((path[i] as number) << 4) | (path[i + 1] as number);
   return out;
 }
 
-/** How a child is referenced: inline when its encoding is under 32 bytes, else by hash. */
-function ref(node: Node): Node {
-  const encoded = RLP.encode(node as never);
-  return encoded.length < 32 ? node : keccak256(encoded);
+/**
+ * How a parent holds a child: the encoding itself when under 32 bytes (embedded), else the
+ * encoding of its hash as a string (0xa0 and 32 bytes).
+ */
+function ref(encoded: Uint8Array): Uint8Array {
+  if (encoded.length < 32) return encoded;
+  const out = new Uint8Array(33);
+  out[0] = 0xa0;
+  out.set(keccak256(encoded), 1);
+  return out;
 }
+
+/** A [path, value] leaf, or [path, child] extension with the child already a reference. */
+function pair(path: Uint8Array, second: Uint8Array, secondEncoded: boolean): Uint8Array {
+  return secondEncoded ? encodeList([encodeString(path), second]) : encodeStrings([path, second]);
+}
+
+const EMPTY_STRING = Uint8Array.of(0x80);
 
 interface Pair {
   readonly path: number[];
   readonly value: Uint8Array;
 }
 
-/** The node for `pairs` (sorted by path, distinct) below `depth` nibbles. */
-function build(pairs: readonly Pair[], depth: number): Node {
-  const first = pairs[0] as Pair;
-  if (pairs.length === 1) return [hexPrefix(first.path.slice(depth), true), first.value];
-  const last = pairs[pairs.length - 1] as Pair;
+/** The encoded node for `pairs[from, to)` (sorted by path, distinct) below `depth` nibbles. */
+function build(pairs: readonly Pair[], from: number, to: number, depth: number): Uint8Array {
+  const first = pairs[from] as Pair;
+  if (to - from === 1) return pair(hexPrefix(first.path, depth, first.path.length, true), first.value, false);
+  const last = pairs[to - 1] as Pair;
   let common = 0;
   while (depth + common < first.path.length && depth + common < last.path.length && first.path[depth + common] === last.path[depth + common]) common++;
-  if (common > 0) return [hexPrefix(first.path.slice(depth, depth + common), false), ref(build(pairs, depth + common))];
-  const branch: Node[] = Array.from({ length: 17 }, () => new Uint8Array(0));
-  let i = 0;
+  if (common > 0) return pair(hexPrefix(first.path, depth, depth + common, false), ref(build(pairs, from, to, depth + common)), true);
+  const items: Uint8Array[] = new Array<Uint8Array>(17).fill(EMPTY_STRING);
+  let i = from;
   if (first.path.length === depth) {
-    branch[16] = first.value;
-    i = 1;
+    items[16] = encodeString(first.value);
+    i++;
   }
-  while (i < pairs.length) {
+  while (i < to) {
     const nibble = (pairs[i] as Pair).path[depth] as number;
     let j = i;
-    while (j < pairs.length && (pairs[j] as Pair).path[depth] === nibble) j++;
-    branch[nibble] = ref(build(pairs.slice(i, j), depth + 1));
+    while (j < to && (pairs[j] as Pair).path[depth] === nibble) j++;
+    items[nibble] = ref(build(pairs, i, j, depth + 1));
     i = j;
   }
-  return branch;
+  return encodeList(items);
 }
 
 const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));
 
 export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
   if (values.length === 0) return EMPTY_ROOT;
-  const pairs = values.map((value, i) => ({ key: RLP.encode(i), value }))
-    .sort((a, b) => Buffer.compare(a.key, b.key))
-    .map((p) => ({ path: nibbles(p.key), value: p.value }));
-  return keccak256(RLP.encode(build(pairs, 0) as never));
+  // Keys in byte order without sorting: RLP(1..127) are the bytes 0x01..0x7f, RLP(0) is 0x80,
+  // and from 128 on each length class (0x81 xx, 0x82 xx xx, ...) is in numeric order after the last.
+  const order: number[] = [];
+  for (let i = 1; i < Math.min(128, values.length); i++) order.push(i);
+  order.push(0);
+  for (let i = 128; i < values.length; i++) order.push(i);
+  const pairs = order.map((i) => ({ path: nibbles(RLP.encode(i)), value: values[i] as Uint8Array }));
+  return keccak256(build(pairs, 0, pairs.length, 0));
 }

@@ -73,22 +73,24 @@ export class EvmStore {
     return this.txs.get(hash.toLowerCase());
   }
 
-  /**
-   * Writes a block, its indexes and the new head in one batch. A block written above the
-   * consensus head (a crash between this write and the consensus one) is overwritten when the
-   * height is executed again; lookups through the indexes check the block they land on.
-   */
   /** Makes every earlier write durable (one fsync'd write flushes the log before it). */
   async sync(): Promise<void> {
     await this.meta.put('synced', 1, { sync: true } as never);
   }
 
+  /**
+   * Writes a block, its indexes and the new head in one batch. A block written above the
+   * consensus head (a crash between this write and the consensus one) is overwritten when the
+   * height is executed again; lookups through the indexes check the block they land on.
+   */
   async writeBlock(height: number, b: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
-    const batch = this.db.batch();
-    batch.put(key(height), b, { sublevel: this.blocks });
-    batch.put(b.hash, height, { sublevel: this.hashes });
-    txHashes.forEach((h, i) => batch.put(h, [height, i], { sublevel: this.txs }));
-    batch.put('head', height, { sublevel: this.meta });
-    await batch.write({ sync } as never);
+    // One array batch: a chained batch costs about twice as much per entry (one per transaction here).
+    const ops: unknown[] = [
+      { type: 'put', key: key(height), value: b, sublevel: this.blocks },
+      { type: 'put', key: b.hash, value: height, sublevel: this.hashes },
+    ];
+    txHashes.forEach((h, i) => ops.push({ type: 'put', key: h, value: [height, i], sublevel: this.txs }));
+    ops.push({ type: 'put', key: 'head', value: height, sublevel: this.meta });
+    await this.db.batch(ops as never, { sync } as never);
   }
 }

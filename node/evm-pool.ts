@@ -4,9 +4,8 @@
 // recovery on several workers may finish out of order. A transaction whose nonce is ahead of the
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util';
-import type { EvmChain, ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, publicKeyToAddress } from '../primitives/index.ts';
+import { signingHash, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
+import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -62,18 +61,17 @@ export class EvmPool {
   /** Admits a raw transaction; resolves with its hash or throws an RpcError in geth's words. */
   async submit(bytes: Uint8Array): Promise<string> {
     const tx = this.decode(bytes);
-    const hash = bytesToHex(tx.hash());
+    // The hash of the bytes as received: ethereumjs decodes only canonical encodings, so these are
+    // the bytes tx.hash() would re-encode; its cache is filled so it never re-encodes them.
+    const hashBytes = keccak256(bytes);
+    tx.cache.hash = hashBytes;
+    const hash = bytesToHex(hashBytes);
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
-    const publicKey = await this.recovery.recoverEvm({
-      digest: tx.getMessageToVerifySignature(),
-      r: tx.r as bigint,
-      s: tx.s as bigint,
-      recovery: recoveryId(tx),
-    });
-    if (publicKey === null) throw rejected('invalid sender');
-    tx.cache.senderPubKey = hexToBytes(publicKey as `0x${string}`);
-    const sender = publicKeyToAddress(Uint8Array.from(Buffer.from(`04${publicKey.slice(2)}`, 'hex')));
+    const signer = await this.recovery.recoverEvm({ digest: signingHash(tx, bytes), rs: rsBytes(tx), recovery: recoveryId(tx) });
+    if (signer === null) throw rejected('invalid sender');
+    const { publicKey, address: sender } = signer;
+    tx.cache.senderPubKey = hexToBytes(publicKey);
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
     this.place(p);
@@ -100,8 +98,7 @@ export class EvmPool {
   }
 
   private async checkState(p: PoolTx): Promise<void> {
-    const state = await this.evm.headState();
-    const account = await state.getAccount(createAddressFromString(p.sender));
+    const account = await this.evm.headAccount(p.sender);
     const nonce = account?.nonce ?? 0n;
     if (p.nonce < nonce) throw rejected(`nonce too low: next nonce ${nonce}, tx nonce ${p.nonce}`);
     const cost = p.tx.gasLimit * feeCap(p.tx) + p.tx.value;
@@ -153,7 +150,7 @@ export class EvmPool {
     q.pending.set(p.nonce, p);
     this.byHash.set(p.hash, p);
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
-    this.evm.remember(p.bytes, p.tx);
+    this.evm.remember(p.bytes, p.tx, p.sender);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
     void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
     this.onAdmitted(p.bytes);
@@ -185,6 +182,12 @@ export class EvmPool {
       if (q.pending.size === 0 && q.future.size === 0) this.senders.delete(p.sender);
     }
   }
+}
+
+/** r || s as 64 bytes (decoding bounds both below 2^256). */
+function rsBytes(tx: TypedTransaction): Uint8Array {
+  const word = (v: bigint | undefined) => (v ?? 0n).toString(16).padStart(64, '0');
+  return new Uint8Array(Buffer.from(word(tx.r) + word(tx.s), 'hex'));
 }
 
 function recoveryId(tx: TypedTransaction): number {

@@ -1,10 +1,10 @@
 // Signer recovery off the event loop: a pool of worker threads, each taking batches (requests
 // that arrive in the same tick travel together, which keeps messaging cheap under load). The
 // inline recovery is the same computation on the calling thread, for small setups and as the
-// fallback when workers cannot start.
+// fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
-import type { EvmSignature } from './evm-signature.ts';
+import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
 
 export type { RecoveryOut } from './signer-worker.ts';
@@ -14,8 +14,8 @@ export interface SignerRecovery {
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
   /** The action binding's address, with the transaction's bytes and hash computed alongside. */
   recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
-  /** The 64-byte public key (hex) that signed an EVM transaction, or null. */
-  recoverEvm(sig: EvmSignature): Promise<string | null>;
+  /** The public key and address that signed an EVM transaction, or null. */
+  recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
   candidates(tx: Uint8Array): Promise<string[]>;
   close(): Promise<void>;
@@ -32,8 +32,8 @@ export class InlineRecovery implements SignerRecovery {
     return runJob(this.auth, { req, binding: 'action', encode: true });
   }
 
-  async recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return runJob(this.auth, { evm: sig }).address;
+  async recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
+    return recoverEvmSender(sig);
   }
 
   async candidates(tx: Uint8Array): Promise<string[]> {
@@ -47,11 +47,20 @@ interface Lane {
   readonly worker: Worker;
   /** Jobs gathered this tick, and the batches in flight by sequence. */
   pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
+  /** EVM signatures gathered this tick: they leave with the jobs, packed in their own message. */
+  evmPending: { sig: EvmSignature; resolve: (s: EvmSender | null) => void }[];
   readonly inFlight: Map<number, ((a: RecoveryOut) => void)[]>;
+  readonly evmInFlight: Map<number, ((s: EvmSender | null) => void)[]>;
   queued: number;
 }
 
 const NONE: RecoveryOut = { address: null };
+
+/** Work a lane holds: in flight and gathered. */
+const load = (l: Lane): number => l.queued + l.pending.length + l.evmPending.length;
+
+/** Nothing of the lane's is with its worker. */
+const idle = (l: Lane): boolean => l.inFlight.size === 0 && l.evmInFlight.size === 0;
 
 /** Jobs of one tick a lane takes before the next job picks a lane again (the least loaded). */
 const SPREAD = 16;
@@ -80,15 +89,23 @@ export class WorkerPoolRecovery implements SignerRecovery {
           worker.once('error', reject);
           worker.once('message', () => resolve());
         });
-        const lane: Lane = { worker, pending: [], inFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: RecoveryOut[] }) => {
-          const resolvers = lane.inFlight.get(msg.seq);
-          if (resolvers === undefined) return;
-          lane.inFlight.delete(msg.seq);
-          lane.queued -= resolvers.length;
-          resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
+        const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; evm: Uint8Array }) => {
+          if ('evm' in msg) {
+            const resolvers = lane.evmInFlight.get(msg.seq);
+            if (resolvers === undefined) return;
+            lane.evmInFlight.delete(msg.seq);
+            lane.queued -= resolvers.length;
+            resolvers.forEach((r, i) => r(readEvmSender(msg.evm, i)));
+          } else {
+            const resolvers = lane.inFlight.get(msg.seq);
+            if (resolvers === undefined) return;
+            lane.inFlight.delete(msg.seq);
+            lane.queued -= resolvers.length;
+            resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
+          }
           // What gathered while the worker was busy goes now, as one batch.
-          if (lane.inFlight.size === 0) made.pool?.flush(lane);
+          if (idle(lane)) made.pool?.flush(lane);
         });
         return lane;
       }),
@@ -105,8 +122,12 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return this.submit(req, 'action', true);
   }
 
-  async recoverEvm(sig: EvmSignature): Promise<string | null> {
-    return (await this.enqueue({ evm: { digest: sig.digest, r: sig.r, s: sig.s, recovery: sig.recovery } })).address;
+  recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
+    return new Promise((resolve) => {
+      const lane = this.laneForTick();
+      lane.evmPending.push({ sig, resolve });
+      this.gathered(lane, lane.evmPending.length);
+    });
   }
 
   async candidates(tx: Uint8Array): Promise<string[]> {
@@ -119,33 +140,50 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
-      // A tick's jobs go to one lane, the one with the least work queued when the tick's first job
-      // came: one message (one thread wake-up) per tick, not one per lane. A full batch moves on.
-      // A lane sends while its worker is idle; a busy one sends what gathered when it answers.
-      let lane = this.tickLane;
-      if (lane === null) {
-        lane = this.lanes[0] as Lane;
-        for (const l of this.lanes) if (l.queued + l.pending.length < lane.queued + lane.pending.length) lane = l;
-        this.tickLane = lane;
-      }
+      const lane = this.laneForTick();
       lane.pending.push({ job, resolve });
-      if (lane.pending.length % SPREAD === 0) this.tickLane = null; // a burst (a block's transactions) spreads over the lanes
-      if (lane.pending.length >= MAX_BATCH) {
-        this.flush(lane);
-        this.tickLane = null;
-      } else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          this.tickLane = null;
-          // A busy worker's jobs wait for its answer and then go together (fewer thread wake-ups under load).
-          for (const l of this.lanes) if (l.inFlight.size === 0) this.flush(l);
-        });
-      }
+      this.gathered(lane, lane.pending.length);
     });
   }
 
+  // A tick's jobs go to one lane, the one with the least work queued when the tick's first job
+  // came: one message (one thread wake-up) per tick, not one per lane. A full batch moves on.
+  // A lane sends while its worker is idle; a busy one sends what gathered when it answers.
+  private laneForTick(): Lane {
+    if (this.tickLane !== null) return this.tickLane;
+    let lane = this.lanes[0] as Lane;
+    for (const l of this.lanes) if (load(l) < load(lane)) lane = l;
+    this.tickLane = lane;
+    return lane;
+  }
+
+  /** After a lane's queue (of one kind) grew to `size`. */
+  private gathered(lane: Lane, size: number): void {
+    if (size % SPREAD === 0) this.tickLane = null; // a burst (a block's transactions) spreads over the lanes
+    if (size >= MAX_BATCH) {
+      this.flush(lane);
+      this.tickLane = null;
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.tickLane = null;
+        // A busy worker's jobs wait for its answer and then go together (fewer thread wake-ups under load).
+        for (const l of this.lanes) if (idle(l)) this.flush(l);
+      });
+    }
+  }
+
   private flush(lane: Lane): void {
+    if (lane.evmPending.length > 0) {
+      const evm = lane.evmPending;
+      lane.evmPending = [];
+      const seq = this.seq++;
+      lane.evmInFlight.set(seq, evm.map((p) => p.resolve));
+      lane.queued += evm.length;
+      const packed = packEvmJobs(evm.map((p) => p.sig));
+      lane.worker.postMessage({ seq, evm: packed }, [packed.buffer as ArrayBuffer]);
+    }
     if (lane.pending.length === 0) return;
     const batch = lane.pending;
     lane.pending = [];
@@ -158,7 +196,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
   async close(): Promise<void> {
     for (const lane of this.lanes) {
       for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(NONE);
+      for (const resolvers of lane.evmInFlight.values()) for (const r of resolvers) r(null);
       for (const p of lane.pending) p.resolve(NONE);
+      for (const p of lane.evmPending) p.resolve(null);
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }

@@ -1,22 +1,25 @@
 // A signer-recovery worker: batches of jobs in, results out (same order). An exchange request
 // under one binding recovers its address; a job marked `encode` also returns the transaction's
 // bytes and hash, built from the same canonical action text the binding hashes, so the event
-// loop neither canonicalizes nor hashes it. An EVM transaction's signature recovers its key.
+// loop neither canonicalizes nor hashes it. EVM signatures come packed and recover their keys
+// and addresses (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import { canonicalize } from '../primitives/index.ts';
-import { recoverEvmKey, type EvmSignature } from './evm-signature.ts';
+import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
 export type RecoveryJob =
   | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean }
-  | { readonly evm: EvmSignature }
   /** A block's transaction as bytes: decoded here, its signer recovered under every allowed binding. */
   | { readonly tx: Uint8Array };
 
+/** A batch from the pool: jobs, or EVM signatures packed in one buffer (evm-signature.ts). */
+export type RecoveryBatch = { readonly seq: number; readonly jobs: RecoveryJob[] } | { readonly seq: number; readonly evm: Uint8Array };
+
 export interface RecoveryOut {
-  /** The recovered address (exchange requests) or 64-byte public key hex (EVM), or null. */
+  /** The recovered address, or null. */
   readonly address: string | null;
   /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
   readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
@@ -27,7 +30,6 @@ export interface RecoveryOut {
 /** One job; the same computation runs inline where there are no workers. */
 export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   try {
-    if ('evm' in j) return { address: recoverEvmKey(j.evm) };
     if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
     if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
@@ -63,8 +65,13 @@ export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
 if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
   const auth = (workerData as { auth: AuthConfig }).auth;
   const port = parentPort;
-  port.on('message', (batch: { seq: number; jobs: RecoveryJob[] }) => {
-    port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
+  port.on('message', (batch: RecoveryBatch) => {
+    if ('evm' in batch) {
+      const evm = recoverEvmPacked(batch.evm);
+      port.postMessage({ seq: batch.seq, evm }, [evm.buffer as ArrayBuffer]);
+    } else {
+      port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
+    }
   });
   port.postMessage({ ready: true });
 }

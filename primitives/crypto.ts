@@ -125,6 +125,22 @@ export function recoverAddress(digest: Uint8Array, sig: RecoverableSignature): A
 }
 
 /**
+ * `recoverPublicKey` with r || s given as 64 bytes, as the native module takes them (no
+ * conversion through bigints and hex on that path, beyond the range checks).
+ */
+export function recoverPublicKeyRs(digest: Uint8Array, rs: Uint8Array, recovery: number): Uint8Array | null {
+  const r = BigInt(`0x${Buffer.from(rs.buffer, rs.byteOffset, 32).toString('hex')}`);
+  const s = BigInt(`0x${Buffer.from(rs.buffer, rs.byteOffset + 32, 32).toString('hex')}`);
+  if (native === null || rs.length !== 64) return recoverPublicKey(digest, { r, s, recovery });
+  if (!(r > 0n && r < CURVE_N && s > 0n && s < CURVE_N && (recovery === 0 || recovery === 1))) return null;
+  try {
+    return native.ecdsaRecover(rs, recovery, digest, false);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The uncompressed public key (65 bytes, 0x04-prefixed) that signed a 32-byte digest, natively
  * when the native module loads; null for a signature no key made. Unlike `recoverAddress` it
  * accepts a high s, which pre-Homestead Ethereum transactions may carry (callers check their own

@@ -50,6 +50,13 @@ async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
   return found;
 }
 
+/** An account's nonce and balance at a block; at the head from the chain's committed records. */
+async function accountAt(chain: EvmChain, ref: unknown, a: string): Promise<{ nonce: bigint; balance: bigint } | null> {
+  const found = await mustResolve(chain, blockRef(ref));
+  if (found.block === chain.head) return chain.headAccount(a);
+  return (await (await chain.stateAt(found.block.header.stateRoot)).getAccount(createAddressFromString(a))) ?? null;
+}
+
 async function stateFor(chain: EvmChain, ref: unknown) {
   const found = await mustResolve(chain, blockRef(ref));
   return found.block === chain.head ? chain.headState() : chain.stateAt(found.block.header.stateRoot);
@@ -170,7 +177,8 @@ async function sendRaw(params: unknown[], ctx: MethodContext): Promise<string> {
   arity(params, 1, 1);
   const raw = data(params[0], '0');
   if (raw === '0x') throw invalidParams('typed transaction too short');
-  return ctx.backend.sendRawTransaction(hexToBytes(raw as `0x${string}`));
+  // data() checked the hex (pairs of hex digits), so Buffer's decoder reads all of it.
+  return ctx.backend.sendRawTransaction(new Uint8Array(Buffer.from(raw.slice(2), 'hex')));
 }
 
 async function txByHash(params: unknown[], ctx: MethodContext): Promise<unknown> {
@@ -204,8 +212,7 @@ async function txCount(params: unknown[], ctx: MethodContext): Promise<string> {
     const pending = ctx.backend.pendingNonce(a);
     if (pending !== undefined) return bigIntToHex(pending);
   }
-  const sm = await stateFor(ctx.backend.chain, params[1] === 'pending' ? 'latest' : params[1]);
-  return bigIntToHex((await sm.getAccount(createAddressFromString(a)))?.nonce ?? 0n);
+  return bigIntToHex((await accountAt(ctx.backend.chain, params[1] === 'pending' ? 'latest' : params[1], a))?.nonce ?? 0n);
 }
 
 /** Gas price suggestion: the next block's base fee (tips buy no priority: blocks are first come, first served). */
@@ -375,8 +382,7 @@ export const METHODS: Record<string, Handler> = {
   eth_getBalance: async (p, ctx) => {
     arity(p, 1, 2);
     const a = address(p[0], '0');
-    const sm = await stateFor(ctx.backend.chain, p[1]);
-    return bigIntToHex((await sm.getAccount(createAddressFromString(a)))?.balance ?? 0n);
+    return bigIntToHex((await accountAt(ctx.backend.chain, p[1], a))?.balance ?? 0n);
   },
   eth_getCode: async (p, ctx) => {
     arity(p, 1, 2);

@@ -1,5 +1,6 @@
 // The one-pass trie root equals ethereumjs's trie built insert by insert, for small values
-// (nodes inlined under 32 bytes) and large ones, across the RLP key-length boundaries (0, 127, 128).
+// (nodes inlined under 32 bytes) and large ones (long-form string headers), across the RLP
+// key-length boundaries (0, 127, 128, 256).
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -13,8 +14,8 @@ async function reference(values: Uint8Array[]): Promise<Uint8Array> {
 }
 
 t.test('orderedTrieRoot matches the trie', async (t) => {
-  for (const n of [0, 1, 2, 3, 15, 16, 17, 127, 128, 129, 300, 1000]) {
-    for (const size of [1, 5, 40]) {
+  for (const n of [0, 1, 2, 3, 15, 16, 17, 127, 128, 129, 256, 257, 300, 1000]) {
+    for (const size of [1, 5, 40, 300]) {
       const values = Array.from({ length: n }, () => randomBytes(1 + Math.floor(Math.random() * size)));
       t.same(Buffer.from(orderedTrieRoot(values)), Buffer.from(await reference(values)), `${n} values up to ${size} bytes`);
     }

@@ -81,3 +81,24 @@ t.test('admission recovers the action binding from the encoded bytes, as executi
     t.ok(fromBytes.includes(wallet.address.toLowerCase()), `${binding}: the signer among the candidates`);
   }
 });
+
+t.test('EVM signatures: packed batches recover the same keys and addresses as inline, in order, null for none', async (t) => {
+  const { hexToBytes, keccak256 } = await import('../../primitives/index.ts');
+  const pool = await WorkerPoolRecovery.start(AUTH, 2);
+  t.teardown(() => pool.close());
+  const inline = new InlineRecovery(AUTH);
+  const wallets = Array.from({ length: 5 }, () => new Wallet(Wallet.createRandom().privateKey));
+  const sigs = Array.from({ length: 300 }, (_, i) => {
+    const w = wallets[i % wallets.length]!;
+    const digest = keccak256(Uint8Array.of(i, i >> 8));
+    const sig = w.signingKey.sign(digest);
+    return { wallet: w, sig: { digest, rs: hexToBytes(sig.r + sig.s.slice(2)), recovery: sig.yParity as number } };
+  });
+  const bad = { digest: sigs[0]!.sig.digest, rs: new Uint8Array(64), recovery: 0 };
+  const fromPool = await Promise.all([...sigs.map((s) => pool.recoverEvm(s.sig)), pool.recoverEvm(bad)]);
+  const fromInline = await Promise.all([...sigs.map((s) => inline.recoverEvm(s.sig)), inline.recoverEvm(bad)]);
+  t.same(fromPool, fromInline);
+  t.same(fromPool.slice(0, -1).map((s) => s?.address), sigs.map((s) => s.wallet.address.toLowerCase()));
+  t.equal(fromPool[0]?.publicKey, `0x${wallets[0]!.signingKey.publicKey.slice(4)}`);
+  t.equal(fromPool.at(-1), null);
+});
