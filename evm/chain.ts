@@ -17,6 +17,7 @@ import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
 import { AccountCache, BlockAccounts } from './block-accounts.ts';
 import { blockRlp } from './block-rlp.ts';
+import { RecentBlocks } from './recent-blocks.ts';
 import { decodeTransaction } from './tx-decode.ts';
 import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
@@ -71,7 +72,7 @@ export class EvmChain {
   private headBlock!: Block;
   private headStored!: StoredEvmBlock;
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
-  private readonly recent = new Map<number, Block>();
+  private readonly recent = new RecentBlocks();
   /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
   private readonly decoded = new WeakMap<Uint8Array, { tx: TypedTransaction; sender: string }>();
   private fastTransfers = true;
@@ -159,7 +160,6 @@ export class EvmChain {
     this.headStored = stored;
     const n = Number(block.header.number);
     this.recent.set(n, block);
-    this.recent.delete(n - 512);
   }
 
   /** Makes stored block `height` the head: its state root becomes the state (start-up, or rewinding above the consensus head). */
