@@ -8,6 +8,7 @@ export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompile
 export { orderedTrieRoot } from './ordered-trie.ts';
 export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
+export { RecentBlocks } from './recent-blocks.ts';
 export { signingHash } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';

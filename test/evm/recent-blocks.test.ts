@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Block } from '@ethereumjs/block';
-import { RecentBlocks } from '../../evm/recent-blocks.ts';
+import { RecentBlocks } from '../../evm/index.ts';
 
 const block = (txs: number) => ({ transactions: new Array(txs).fill(null) }) as unknown as Block;
 
