@@ -1,8 +1,12 @@
 // Write-ahead log of consensus inputs for the current height (Malachite ADR-007): every input the
 // driver sees is appended before it is processed; the log is flushed to disk before the node signs,
 // sends or decides anything. A restart replays the inputs of its height through the same driver,
-// which re-derives the same state and effects. `reset` starts the log of a new height.
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+// which re-derives the same state and effects. `reset` starts the log of a new height; it becomes
+// durable with the next flush, which comes before anything of the new height is signed, sent or
+// decided. Until then the durable log may still be the previous height's, which a restart ignores:
+// the previous height is committed by the time its successor starts (the log's height is not the
+// application's head + 1), so it starts the new height afresh, as with an empty log.
+import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { DriverInput } from './driver.ts';
 
@@ -16,7 +20,7 @@ export interface WalContents {
 export interface Wal {
   /** The durable log: its height and inputs in order; null before the first reset. */
   load(): WalContents | null;
-  /** Starts the log of `height`, durably, dropping the previous height's inputs. */
+  /** Starts the log of `height`, dropping the previous height's inputs; durable with the next flush. */
   reset(height: number): void;
   /** Buffers an input; durable only after the next flush. */
   append(entry: WalEntry): void;
@@ -24,22 +28,26 @@ export interface Wal {
   flush(): void;
 }
 
-/** An in-memory log with the durability of a file: `crash` loses what was not flushed. */
+/** An in-memory log with the durability of a file: `crash` loses what was not flushed, a reset included. */
 export class MemoryWal implements Wal {
   private durable: WalContents | null = null;
+  /** A reset not flushed yet: the height it starts. */
+  private pendingHeight: number | null = null;
   private pending: WalEntry[] = [];
 
   load(): WalContents | null {
     return this.durable === null ? null : { height: this.durable.height, entries: [...this.durable.entries] };
   }
   reset(height: number): void {
-    this.durable = { height, entries: [] };
+    this.pendingHeight = height;
     this.pending = [];
   }
   append(entry: WalEntry): void {
     this.pending.push(entry);
   }
   flush(): void {
+    if (this.pendingHeight !== null) this.durable = { height: this.pendingHeight, entries: [] };
+    this.pendingHeight = null;
     if (this.durable === null) throw new Error('invariant: WAL appended before reset');
     this.durable.entries.push(...this.pending);
     this.pending = [];
@@ -48,16 +56,21 @@ export class MemoryWal implements Wal {
     return this.pending.length;
   }
   crash(): void {
+    this.pendingHeight = null;
     this.pending = [];
   }
   wipe(): void {
     this.durable = null;
+    this.pendingHeight = null;
     this.pending = [];
   }
 }
 
-// File format: records of [u32 length][u32 crc32 of the body][body: JSON], all big-endian. The
-// first record is {height}. Byte arrays are written as {"$b64": "..."}.
+// File format: records of [u32 length][u32 crc32 of the body][body: JSON], all big-endian. A
+// height record {height} starts each height's inputs; the log is the last height record and the
+// inputs after it (inputs have a `kind`, height records do not). Heights are appended, not
+// rewritten (a truncate per height cost more than its sync), and the file is cut back to nothing
+// once it passes `compactBytes`. Byte arrays are written as {"$b64": "..."}.
 
 function replacer(_key: string, value: unknown): unknown {
   return value instanceof Uint8Array ? { $b64: Buffer.from(value).toString('base64') } : value;
@@ -84,7 +97,8 @@ export class WalCorruptError extends Error {
 
 /** Reads records; a torn or corrupt last record is cut off, corruption before the last one is an error. */
 export function decodeWal(data: Buffer): { contents: WalContents | null; validBytes: number } {
-  const values: unknown[] = [];
+  let height: number | null = null;
+  let entries: WalEntry[] = [];
   let at = 0;
   while (at < data.length) {
     if (at + 8 > data.length) break; // torn header
@@ -96,21 +110,38 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
       if (end === data.length) break; // last record half-written
       throw new WalCorruptError(`WAL record at byte ${at} fails its checksum and is not the last one`);
     }
-    values.push(JSON.parse(body.toString(), reviver));
+    const value = JSON.parse(body.toString(), reviver) as { kind?: unknown; height?: unknown };
+    if (value.kind === undefined) {
+      if (typeof value.height !== 'number') throw new WalCorruptError(`WAL record at byte ${at} is neither an input nor a height`);
+      height = value.height;
+      entries = [];
+    } else {
+      if (height === null) throw new WalCorruptError('WAL does not start with its height');
+      entries.push(value as WalEntry);
+    }
     at = end;
   }
-  if (values.length === 0) return { contents: null, validBytes: 0 };
-  const head = values[0] as { height?: unknown };
-  if (typeof head.height !== 'number') throw new WalCorruptError('WAL does not start with its height');
-  return { contents: { height: head.height, entries: values.slice(1) as WalEntry[] }, validBytes: at };
+  return { contents: height === null ? null : { height, entries }, validBytes: at };
 }
 
-/** The log in one file, appended with write(2) and made durable with fdatasync(2). */
+/** Past this size a new height first cuts the file back to nothing. */
+const COMPACT_BYTES = 16 << 20;
+
+/** The log in one file, appended with write(2) and made durable with fdatasync(2) (data and the size needed to read it back; no timestamps), one per flush. */
 export class FileWal implements Wal {
   private fd: number | null = null;
+  private size = 0;
   private pending: Buffer[] = [];
 
-  constructor(private readonly path: string) {}
+  constructor(private readonly path: string, private readonly compactBytes = COMPACT_BYTES) {}
+
+  private open(): number {
+    if (this.fd === null) {
+      this.fd = openSync(this.path, 'a');
+      this.size = fstatSync(this.fd).size;
+    }
+    return this.fd;
+  }
 
   load(): WalContents | null {
     if (!existsSync(this.path)) return null;
@@ -121,7 +152,7 @@ export class FileWal implements Wal {
       const fd = openSync(this.path, 'r+');
       try {
         ftruncateSync(fd, validBytes);
-        fsyncSync(fd);
+        fdatasyncSync(fd);
       } finally {
         closeSync(fd);
       }
@@ -130,16 +161,17 @@ export class FileWal implements Wal {
   }
 
   /**
-   * Truncates the file and writes the new height, with one fsync. A crash in between leaves an
-   * empty log, which is safe: the previous height is committed by then and the new one has no
-   * inputs yet.
+   * Queues the new height's record (written and fsync'd by the next flush). A large file is cut
+   * back first; a crash before the next flush then leaves an empty log or the old one, both safe
+   * (see the top of this file).
    */
   reset(height: number): void {
-    if (this.fd === null) this.fd = openSync(this.path, 'a');
-    ftruncateSync(this.fd, 0);
-    writeSync(this.fd, record({ height }));
-    fdatasyncSync(this.fd); // data and the size needed to read it back; no timestamps
-    this.pending = [];
+    const fd = this.open();
+    if (this.size > this.compactBytes) {
+      ftruncateSync(fd, 0);
+      this.size = 0;
+    }
+    this.pending = [record({ height })];
   }
 
   append(entry: WalEntry): void {
@@ -148,9 +180,11 @@ export class FileWal implements Wal {
 
   flush(): void {
     if (this.pending.length === 0) return;
-    if (this.fd === null) this.fd = openSync(this.path, 'a');
-    writeSync(this.fd, Buffer.concat(this.pending));
-    fdatasyncSync(this.fd);
+    const fd = this.open();
+    const bytes = Buffer.concat(this.pending);
+    writeSync(fd, bytes);
+    fdatasyncSync(fd);
+    this.size += bytes.length;
     this.pending = [];
   }
 

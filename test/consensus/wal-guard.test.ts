@@ -36,7 +36,30 @@ t.test('file WAL: only flushed entries survive, byte arrays round-trip, reset st
   t.ok((loaded?.entries[1] as WalEntry & { kind: 'proposal' }).payload instanceof Uint8Array);
   const again = new FileWal(path);
   again.reset(4);
+  t.equal(again.load()?.height, 3, 'a reset is durable only with the next flush');
+  again.flush();
   t.same(again.load(), { height: 4, entries: [] });
+  again.append(vote);
+  again.flush();
+  t.same(new FileWal(path).load(), { height: 4, entries: [vote] }, 'the last height and its inputs');
+});
+
+t.test('file WAL: heights are appended until the file passes its size bound, then it starts over', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'wal');
+  const wal = new FileWal(path, 2_000);
+  let largest = 0;
+  for (let h = 1; h <= 30; h++) {
+    wal.reset(h);
+    wal.append(proposal);
+    wal.append(vote);
+    wal.flush();
+    largest = Math.max(largest, readFileSync(path).length);
+    t.same(new FileWal(path).load(), { height: h, entries: [proposal, vote] });
+  }
+  t.ok(largest < 2_500, `the file stays near its bound (${largest} bytes)`);
+  wal.close();
 });
 
 t.test('file WAL: a torn last record is cut off; corruption before the end is an error', async (t) => {
