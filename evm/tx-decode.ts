@@ -3,11 +3,16 @@
 // This reader takes canonical RLP only and yields views into the bytes; on anything else it
 // returns null and ethereumjs decodes (and words the error), so what is accepted, and the object
 // built from it, is what createTxFromRLP gives. Held equal to it in test/evm/tx-decode.test.ts.
+// A signed EIP-1559 transfer or call with no access list (what wallets send) is assembled without
+// ethereumjs's constructor, which validates through generic helpers at about ten microseconds and
+// several kilobytes of garbage a transaction; only values that constructor accepts silently take
+// this path, anything it would check further goes through it.
 import type { Common } from '@ethereumjs/common';
 import {
-  TransactionType, create1559FeeMarketTxFromBytesArray, createAccessList2930TxFromBytesArray, createLegacyTxFromBytesArray, createTxFromRLP,
+  FeeMarket1559Tx, TransactionType, paramsTx, create1559FeeMarketTxFromBytesArray, createAccessList2930TxFromBytesArray, createLegacyTxFromBytesArray, createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
+import { Address, MAX_INTEGER, SECP256K1_ORDER_DIV_2 } from '@ethereumjs/util';
 
 type Item = Uint8Array | Item[];
 
@@ -59,10 +64,79 @@ function item(b: Uint8Array, pos: number, end: number): [Item, number] | null {
 }
 
 /** The list filling `b` from `from` to its end, or null. */
-function wholeList(b: Uint8Array, from: number): Uint8Array[] | null {
+function wholeList(b: Uint8Array, from: number): Item[] | null {
   const got = item(b, from, b.length);
   if (got === null || got[1] !== b.length || !Array.isArray(got[0])) return null;
-  return got[0] as Uint8Array[];
+  return got[0];
+}
+
+/** Big-endian unsigned integer; the caller has bounded the length. */
+function toBig(b: Uint8Array): bigint {
+  if (b.length === 0) return 0n;
+  if (b.length <= 6) {
+    let n = 0;
+    for (let i = 0; i < b.length; i++) n = n * 256 + (b[i] as number);
+    return BigInt(n);
+  }
+  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')}`);
+}
+
+/** A canonical integer field: at most `max` bytes, no leading zero. */
+const intField = (b: Item | undefined, max: number): b is Uint8Array => b instanceof Uint8Array && b.length <= max && (b.length === 0 || b[0] !== 0);
+
+/** The gas limit cap of EIP-7825 when the Common has it (and not EIP-8037), else none. */
+const gasCaps = new WeakMap<Common, bigint>();
+function gasCap(common: Common): bigint {
+  let cap = gasCaps.get(common);
+  if (cap === undefined) {
+    // As the constructor reads it: from a copy with the transaction parameters merged in.
+    const copy = common.copy();
+    copy.updateParams(paramsTx);
+    cap = copy.isActivatedEIP(7825) && !copy.isActivatedEIP(8037) ? BigInt(copy.param('maxTransactionGasLimit')) : MAX_INTEGER;
+    gasCaps.set(common, cap);
+  }
+  return cap;
+}
+
+/**
+ * A signed EIP-1559 transaction with an empty access list and a recipient, as FeeMarket1559Tx's
+ * constructor builds it (the same own properties in the same order, frozen), or null when any
+ * value is one that constructor would check further or refuse: then it decides.
+ */
+function fast1559(values: Item[], common: Common, opts: { common: Common }): TypedTransaction | null {
+  if (values.length !== 12) return null;
+  const [chainId, nonce, tip, maxFee, gasLimit, to, value, data, accessList, v, r, s] = values;
+  if (!(chainId instanceof Uint8Array) || !intField(nonce, 7) || !intField(tip, 32) || !intField(maxFee, 32) || !intField(gasLimit, 8) || !intField(value, 32)) return null;
+  if (!(to instanceof Uint8Array) || to.length !== 20 || !(data instanceof Uint8Array) || !Array.isArray(accessList) || accessList.length !== 0) return null;
+  if (!intField(v, 1) || (v.length === 1 && v[0] !== 1) || !intField(r, 32) || r.length === 0 || !intField(s, 32) || s.length === 0) return null;
+  if (chainId.length > 32 || toBig(chainId) !== common.chainId()) return null;
+  const gas = toBig(gasLimit);
+  const feeCap = toBig(maxFee);
+  const tipCap = toBig(tip);
+  const sBig = toBig(s);
+  if (gas > gasCap(common) || gas * feeCap > MAX_INTEGER || feeCap < tipCap || sBig > SECP256K1_ORDER_DIV_2) return null;
+  const tx = Object.create(FeeMarket1559Tx.prototype) as Record<string, unknown>;
+  tx.type = TransactionType.FeeMarketEIP1559;
+  tx.cache = {};
+  tx.activeCapabilities = [];
+  tx.common = common.copy();
+  tx.txOptions = opts;
+  const address = new Address(to);
+  tx.to = address;
+  tx.nonce = toBig(nonce);
+  tx.gasLimit = gas;
+  tx.to = address;
+  tx.value = toBig(value);
+  tx.data = data;
+  tx.v = v.length === 0 ? 0n : 1n;
+  tx.r = toBig(r);
+  tx.s = sBig;
+  tx.chainId = common.chainId();
+  tx.activeCapabilities = [1559, 2718, 2930];
+  tx.accessList = accessList;
+  tx.maxFeePerGas = feeCap;
+  tx.maxPriorityFeePerGas = tipCap;
+  return Object.freeze(tx) as unknown as TypedTransaction;
 }
 
 export function decodeTransaction(raw: Uint8Array, common: Common): TypedTransaction {
@@ -73,7 +147,8 @@ export function decodeTransaction(raw: Uint8Array, common: Common): TypedTransac
   if (type === TransactionType.FeeMarketEIP1559 || type === TransactionType.AccessListEIP2930) {
     const values = wholeList(bytes, 1);
     if (values !== null) {
-      return type === TransactionType.FeeMarketEIP1559 ? create1559FeeMarketTxFromBytesArray(values as never, opts) : createAccessList2930TxFromBytesArray(values as never, opts);
+      if (type === TransactionType.FeeMarketEIP1559) return fast1559(values, common, opts) ?? create1559FeeMarketTxFromBytesArray(values as never, opts);
+      return createAccessList2930TxFromBytesArray(values as never, opts);
     }
   } else if (type >= 0xc0) {
     const values = wholeList(bytes, 0);

@@ -68,3 +68,66 @@ t.test('malformed and non-canonical encodings fail as in ethereumjs', async (t) 
     t.ok((mine as { error?: string }).error !== undefined, `${name} is refused`);
   }
 });
+
+/** Minimal RLP for the hand-built cases below. */
+function rlp(x: Uint8Array | unknown[]): Uint8Array {
+  const len = (n: number, base: number) => {
+    if (n < 56) return [base + n];
+    const b: number[] = [];
+    for (let v = n; v > 0; v = Math.floor(v / 256)) b.unshift(v % 256);
+    return [base + 55 + b.length, ...b];
+  };
+  if (x instanceof Uint8Array) return x.length === 1 && (x[0] as number) < 0x80 ? x : Uint8Array.of(...len(x.length, 0x80), ...x);
+  const body = Buffer.concat(x.map((i) => rlp(i as Uint8Array | unknown[])));
+  return Uint8Array.of(...len(body.length, 0xc0), ...body);
+}
+
+const int = (n: bigint) => (n === 0n ? new Uint8Array(0) : hexToBytes(`0x${n.toString(16).padStart(Math.ceil(n.toString(16).length / 2) * 2, '0')}`));
+
+t.test('hand-built EIP-1559 transactions: every value near what the constructor checks decodes as ethereumjs decodes it', async (t) => {
+  const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const to = hexToBytes(wallets[1]!.address);
+  const good = { chainId: int(42069n), nonce: int(7n), tip: int(1n), maxFee: int(10n ** 10n), gas: int(21_000n), to: to as Uint8Array, value: int(5n), data: new Uint8Array(0), access: [] as unknown[], v: int(1n), r: int(12345n), s: int(N / 2n) };
+  const variants: [string, Partial<typeof good>][] = [
+    ['plain', {}],
+    ['y parity 0', { v: int(0n) }],
+    ['y parity 2', { v: int(2n) }],
+    ['y parity 0 written as 0x00', { v: Uint8Array.of(0) }],
+    ['high s', { s: int(N / 2n + 1n) }],
+    ['s zero', { s: int(0n) }],
+    ['r zero', { r: int(0n) }],
+    ['r of 33 bytes', { r: hexToBytes(`0x01${'00'.repeat(32)}`) }],
+    ['other chain', { chainId: int(1n) }],
+    ['chain id with a leading zero', { chainId: Uint8Array.of(0, 0xa4, 0x55) }],
+    ['nonce with a leading zero', { nonce: Uint8Array.of(0, 7) }],
+    ['nonce 2^56', { nonce: int(2n ** 56n) }],
+    ['nonce 2^64 - 2', { nonce: int(2n ** 64n - 2n) }],
+    ['nonce 2^64 - 1', { nonce: int(2n ** 64n - 1n) }],
+    ['nonce 2^64', { nonce: int(2n ** 64n) }],
+    ['tip above the fee cap', { tip: int(10n ** 10n + 1n) }],
+    ['gas at the cap', { gas: int(2n ** 24n) }],
+    ['gas over the cap', { gas: int(2n ** 24n + 1n) }],
+    ['gas times fee over 2^256', { gas: int(2n ** 24n), maxFee: int(2n ** 255n), tip: int(0n) }],
+    ['value of 33 bytes', { value: hexToBytes(`0x01${'00'.repeat(32)}`) }],
+    ['a 19-byte recipient', { to: to.subarray(1) }],
+    ['contract creation', { to: new Uint8Array(0), data: Uint8Array.of(0x60, 0x00) }],
+    ['an access list', { access: [[to, [new Uint8Array(32)]]] }],
+    ['a list where a number goes', { nonce: [] as unknown as Uint8Array }],
+    ['data', { data: new Uint8Array(100).fill(0xab) }],
+  ];
+  for (const [name, change] of variants) {
+    const f = { ...good, ...change };
+    const bytes = Uint8Array.of(2, ...rlp([f.chainId, f.nonce, f.tip, f.maxFee, f.gas, f.to, f.value, f.data, f.access, f.v, f.r, f.s]));
+    const mine = outcome(() => decodeTransaction(bytes, common));
+    t.same(mine, outcome(() => createTxFromRLP(bytes, { common })), name);
+    if ((mine as { error?: string }).error === undefined) {
+      // The objects themselves: the same own properties in the same order, equal but for the Common.
+      const a = decodeTransaction(bytes, common) as unknown as Record<string, unknown>;
+      const b = createTxFromRLP(bytes, { common }) as unknown as Record<string, unknown>;
+      t.same(Object.keys(a), Object.keys(b), `${name}: properties`);
+      t.ok(Object.isFrozen(a), `${name}: frozen`);
+      for (const k of Object.keys(b)) if (k !== 'common' && k !== 'txOptions') t.same(a[k], b[k], `${name}: ${k}`);
+      t.equal((a as { common: { chainId(): bigint } }).common.chainId(), 42069n);
+    }
+  }
+});
