@@ -131,7 +131,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
   }
 
   async candidates(tx: Uint8Array): Promise<string[]> {
-    return (await this.enqueue({ tx })).candidates ?? [];
+    // postMessage clones a view's whole ArrayBuffer: a transaction inside a decoded block (or a
+    // network frame) would copy all of it, once per transaction. A copy of just its bytes travels.
+    const own = tx.byteLength === tx.buffer.byteLength ? tx : tx.slice();
+    return (await this.enqueue({ tx: own })).candidates ?? [];
   }
 
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {

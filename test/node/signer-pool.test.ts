@@ -65,6 +65,10 @@ t.test('block transactions: candidates from the bytes, on the pool as inline', a
   t.same(fromPool, await inline.candidates(bytes));
   t.ok(fromPool.includes(wallet.address.toLowerCase()), 'the signer is among them');
   t.same(await pool.candidates(new TextEncoder().encode('not json')), [], 'bytes that do not decode: none');
+  // A transaction inside a larger buffer (a decoded block): the same answer (only its bytes travel).
+  const slab = new Uint8Array(1 << 20);
+  slab.set(bytes, 1000);
+  t.same(await pool.candidates(slab.subarray(1000, 1000 + bytes.length)), fromPool, 'a view into a larger buffer');
 });
 
 t.test('admission recovers the action binding from the encoded bytes, as execution would', async (t) => {
