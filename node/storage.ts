@@ -129,19 +129,21 @@ export class ChainStore {
       commit: w.commit,
       ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
-    const batch = this.db.batch();
-    batch.put(key(w.block.header.height), stored, { sublevel: this.blocks });
-    batch.put('head', w.head, { sublevel: this.meta });
-    for (const f of w.fills) batch.put(`${f.user}!${key(f.seq)}`, f.fill, { sublevel: this.fills });
-    for (const o of w.orderStatuses) batch.put(`${o.user}!${key(o.record.order.oid)}`, o.record, { sublevel: this.orders });
-    for (const f of w.fundings) batch.put(`${f.user}!${key(f.seq)}`, f.funding, { sublevel: this.fundings });
-    for (const r of w.fundingRates) batch.put(`${r.coin}!${key(r.time)}`, r, { sublevel: this.rates });
-    w.liquidations.forEach((l, i) => batch.put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, { sublevel: this.liquidations }));
-    for (const c of w.candles) batch.put(`${c.coin}!${c.interval}!${key(c.t)}`, c, { sublevel: this.candles });
-    for (const p of w.portfolio) batch.put(`${p.user}!${key(p.sample[0])}`, p.sample, { sublevel: this.portfolio });
-    for (const e of w.block.evidence ?? []) batch.put(evidenceKey(e), w.block.header.height, { sublevel: this.evidence });
-    if (w.snapshot !== null) batch.put('snapshot', w.snapshot, { sublevel: this.meta });
-    await batch.write({ sync: w.sync } as never);
+    // One array batch: a chained batch costs about twice as much per entry (several per action here).
+    const ops: unknown[] = [];
+    const put = (k: string, value: unknown, sublevel: unknown) => ops.push({ type: 'put', key: k, value, sublevel });
+    put(key(w.block.header.height), stored, this.blocks);
+    put('head', w.head, this.meta);
+    for (const f of w.fills) put(`${f.user}!${key(f.seq)}`, f.fill, this.fills);
+    for (const o of w.orderStatuses) put(`${o.user}!${key(o.record.order.oid)}`, o.record, this.orders);
+    for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
+    for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);
+    w.liquidations.forEach((l, i) => put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, this.liquidations));
+    for (const c of w.candles) put(`${c.coin}!${c.interval}!${key(c.t)}`, c, this.candles);
+    for (const p of w.portfolio) put(`${p.user}!${key(p.sample[0])}`, p.sample, this.portfolio);
+    for (const e of w.block.evidence ?? []) put(evidenceKey(e), w.block.header.height, this.evidence);
+    if (w.snapshot !== null) put('snapshot', w.snapshot, this.meta);
+    await this.db.batch(ops as never, { sync: w.sync } as never);
   }
 
   /** The user's most recent fills, newest first. */
