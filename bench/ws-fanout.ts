@@ -9,6 +9,7 @@
 //   the node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -87,6 +88,7 @@ export async function benchWsFanout(): Promise<void> {
     const memory: number[] = [];
     const started = Date.now();
     const cpu0 = cpuSeconds(pid);
+    const genCpu0 = children.map((c) => cpuSeconds(c.pid as number)[1]);
     const interval = Math.max(10, Math.floor(SECONDS / 10));
     for (let t = interval; t <= SECONDS; t += interval) {
       await new Promise((r) => setTimeout(r, started + t * 1000 - Date.now()));
@@ -101,6 +103,7 @@ export async function benchWsFanout(): Promise<void> {
       };
     }
     const cpu1 = cpuSeconds(pid);
+    const genCpu = children.reduce((sum, c, i) => sum + cpuSeconds(c.pid as number)[1] - (genCpu0[i] as number), 0);
     const totals = await Promise.all(sent);
     console.table(rows);
     const all = totals.reduce((a, b) => ({ sent: a.sent + b.sent, ok: a.ok + b.ok, failed: a.failed + b.failed, postP99: Math.max(a.postP99, b.postP99), reasons: {} }));
@@ -110,6 +113,9 @@ export async function benchWsFanout(): Promise<void> {
     console.log(`node RSS over the run (MB): ${memory.map((m) => Math.round(m)).join(' ')}`);
     const perAction = (i: 0 | 1) => ((cpu1[i] - cpu0[i]) * 1e6) / Math.max(1, all.sent);
     console.log(`node CPU per action: event loop ${perAction(0).toFixed(0)} µs, all threads ${perAction(1).toFixed(0)} µs (event loop busy ${(((cpu1[0] - cpu0[0]) / SECONDS) * 100).toFixed(0)}%)`);
+    // On a small machine the load generators compete with the node: their share says how much of it was left.
+    const cores = availableParallelism();
+    console.log(`cores used: node ${((cpu1[1] - cpu0[1]) / SECONDS).toFixed(2)}, load generators (senders and subscribers) ${(genCpu / SECONDS).toFixed(2)}, of ${cores}`);
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await node.stop();
