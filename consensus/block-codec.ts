@@ -1,6 +1,6 @@
 // Blocks as consensus values: the bytes a proposal carries, and the checks a validator makes
 // before prevoting for a block someone else built (valid(v) in the paper).
-import { canonicalize, utf8 } from '../primitives/index.ts';
+import { canonicalize, utf8, utf8Text } from '../primitives/index.ts';
 import { evidenceHash, headerHash, txRoot, type Block, type BlockHeader } from './block.ts';
 import type { CommittedHead } from './engine.ts';
 import { evidenceHeight, evidenceKey, verifyEvidence, type Evidence } from './evidence.ts';
@@ -29,7 +29,7 @@ function isHeader(h: unknown): h is BlockHeader {
 export function decodeBlock(bytes: Uint8Array): Block | null {
   let wire: { header?: unknown; txs?: unknown; evidence?: unknown };
   try {
-    wire = JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof wire;
+    wire = JSON.parse(utf8Text(bytes)) as typeof wire;
   } catch {
     return null;
   }
@@ -37,11 +37,13 @@ export function decodeBlock(bytes: Uint8Array): Block | null {
   if (wire.evidence !== undefined && !Array.isArray(wire.evidence)) return null;
   const block: Block = {
     header: wire.header,
-    txs: (wire.txs as string[]).map((t) => Uint8Array.from(Buffer.from(t, 'base64'))),
+    // Each its own bytes (a copy off Buffer's shared pool): a view would hold, and a worker message
+    // would copy, the whole slab.
+    txs: (wire.txs as string[]).map((t) => new Uint8Array(Buffer.from(t, 'base64'))),
     ...(wire.evidence !== undefined ? { evidence: wire.evidence as Evidence[] } : {}),
   };
   // One encoding per block: the value id (header hash) then pins the bytes too.
-  return Buffer.from(encodeBlock(block)).equals(Buffer.from(bytes)) ? block : null;
+  return Buffer.compare(encodeBlock(block), bytes) === 0 ? block : null;
 }
 
 export function blockValueId(block: Block): string {

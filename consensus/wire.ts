@@ -1,5 +1,6 @@
 // Consensus messages on the wire: JSON with byte arrays in base64, checked field by field on
 // the way in, since they come from any peer. Signatures are checked later by the replica.
+import { utf8Text } from '../primitives/index.ts';
 import type { CommitCertificate } from './certificate.ts';
 import type { ConsensusMessage } from './replica.ts';
 import type { Proposal, Vote } from './types.ts';
@@ -70,7 +71,7 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage | null {
   if (bytes.length > MAX_MESSAGE_BYTES) return null;
   let x: unknown;
   try {
-    x = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    x = JSON.parse(utf8Text(bytes));
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@
 // are canonical JSON objects, so their first byte is '{' (0x7b); anything else is an EVM
 // transaction as Ethereum encodes it: an EIP-2718 envelope (first byte 0x01-0x04) or a legacy RLP
 // list (first byte >= 0xc0). Either way keccak256 of the bytes is the transaction hash.
-import { canonicalize, normalizeAddress, utf8, type Address } from '../primitives/index.ts';
+import { canonicalize, normalizeAddress, utf8, utf8Text, type Address } from '../primitives/index.ts';
 import type { ExchangeTx } from '../exchange/index.ts';
 
 export interface SignedRequest {
@@ -26,7 +26,7 @@ export function encodeRequest(req: SignedRequest, canonicalAction = canonicalize
 /** Decodes block bytes; a malformed transaction decodes to a request no account can have signed. */
 export function decodeRequest(bytes: Uint8Array): SignedRequest | null {
   try {
-    const v = JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
+    const v = JSON.parse(utf8Text(bytes)) as Record<string, unknown>;
     const vault = v.vaultAddress === null || v.vaultAddress === undefined ? null : normalizeAddress(v.vaultAddress);
     if (typeof v.nonce !== 'number' || (v.vaultAddress != null && vault === null)) return null;
     return { action: v.action, nonce: v.nonce, signature: v.signature, vaultAddress: vault };

@@ -38,6 +38,11 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 
 const encoder = new TextEncoder();
 
+/** UTF-8 text of the bytes, read in place (Buffer.from(bytes) would copy them first). */
+export function utf8Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
