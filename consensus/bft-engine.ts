@@ -83,6 +83,8 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   /** A proposal the driver asked for and we have not built yet. */
   private wanted: { height: number; round: number; timer: NodeJS.Timeout | null; dueAt: number } | null = null;
   private readonly evidencePool = new Map<string, Evidence>();
+  /** Blocks by their payload bytes: built here or decoded at the proposal, not decoded again when decided. */
+  private readonly decodedBlocks = new WeakMap<Uint8Array, Block>();
 
   constructor(
     private readonly app: BftApp,
@@ -162,8 +164,9 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   }
 
   checkValue(height: number, payload: Uint8Array): { valueId: string; valid: boolean } | null {
-    const block = decodeBlock(payload);
+    const block = this.decodedBlocks.get(payload) ?? decodeBlock(payload);
     if (block === null) return null;
+    this.decodedBlocks.set(payload, block);
     const head = this.app.head();
     const problem = height !== head.height + 1 ? 'not the next height' : checkBlock(block, {
       chainId: this.opts.chainId, parent: head, validators: this.opts.validators, now: this.opts.now(),
@@ -200,7 +203,10 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     w.timer = this.after(ms, () => {
       if (this.wanted !== w) return;
       this.wanted = null;
-      if (!this.replica.proposeValue(height, round, encodeBlock(this.buildBlock(height)))) {
+      const block = this.buildBlock(height);
+      const payload = encodeBlock(block);
+      this.decodedBlocks.set(payload, block);
+      if (!this.replica.proposeValue(height, round, payload)) {
         this.opts.log?.(`own block for height ${height} round ${round} fails our checks; not proposed`);
       }
     });
@@ -222,7 +228,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
 
   decided(d: Decision): void {
     this.wanted = null;
-    const block = decodeBlock(d.payload);
+    const block = this.decodedBlocks.get(d.payload) ?? decodeBlock(d.payload);
     if (block === null) throw new Error(`invariant: decided value at ${d.height} is not a block`);
     this.committing = this.app.commitBlock(block, commitFromCertificate(d.certificate)).then(
       () => {
