@@ -94,7 +94,7 @@ export function availableMargin(state: ExchangeState, acct: Account): bigint {
  */
 export function freeMarginCovers(state: ExchangeState, acct: Account, need: number): boolean | null {
   const usdc = Number(acct.usdc);
-  const reserved = Number(acct.orderMargin) + Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+  const reserved = Number(acct.orderMargin) + (acct.held.size === 0 ? 0 : Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n));
   let free = usdc - reserved;
   let magnitude = Math.abs(usdc) + Math.abs(reserved) + need;
   let terms = 3;
