@@ -82,7 +82,11 @@ export class Account {
 
   /** Sets the margin an order reserves (replacing what it reserved before). */
   setMargin(oid: number, margin: bigint): void {
-    this.orderMargin += margin - (this.margins.get(oid) ?? 0n);
+    const before = this.margins.get(oid);
+    // A new order (no margin before) or none reserved: no bigint arithmetic to do.
+    if (before === undefined) {
+      if (margin !== 0n) this.orderMargin += margin;
+    } else if (margin !== before) this.orderMargin += margin - before;
     this.margins.set(oid, margin);
   }
 

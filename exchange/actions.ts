@@ -193,23 +193,57 @@ function cloid(v: unknown, field: string): string {
   return v.toLowerCase();
 }
 
-function parseOrder(v: unknown, path: string): OrderRequest {
-  const o = object(v, path);
-  const asset = int(get(o, 'a', path), `${path}.a`);
-  const isBuy = bool(get(o, 'b', path), `${path}.b`);
-  const px = str(get(o, 'p', path), `${path}.p`);
-  const sz = str(get(o, 's', path), `${path}.s`);
-  const reduceOnly = bool(get(o, 'r', path), `${path}.r`);
-  const t = object(get(o, 't', path), `${path}.t`);
+/**
+ * An order's path for messages, `base` or `base[index]` (index < 0: none). Built only when a
+ * message needs it: the paths of valid orders are never made (one batch may hold 1,000 orders).
+ */
+function orderPath(base: string, index: number): string {
+  return index < 0 ? base : `${base}[${index}]`;
+}
+
+/** A field of an order, required, not yet checked; `key` is the field's wire name. */
+function orderField(o: Record<string, unknown>, key: string, base: string, index: number): unknown {
+  const v = o[key];
+  if (v === undefined || v === null) missing(`${orderPath(base, index)}.${key}`);
+  return v;
+}
+
+function orderBool(o: Record<string, unknown>, key: string, base: string, index: number): boolean {
+  const v = orderField(o, key, base, index);
+  if (typeof v !== 'boolean') invalid(`${orderPath(base, index)}.${key}`, 'a boolean');
+  return v;
+}
+
+function orderStr(o: Record<string, unknown>, key: string, base: string, index: number): string {
+  const v = orderField(o, key, base, index);
+  if (typeof v !== 'string') invalid(`${orderPath(base, index)}.${key}`, 'a string');
+  return v;
+}
+
+/** The order at `base[index]` (or `base` when index < 0). */
+function parseOrder(v: unknown, base: string, index: number): OrderRequest {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) invalid(orderPath(base, index), 'an object');
+  const o = v as Record<string, unknown>;
+  const a = orderField(o, 'a', base, index);
+  if (typeof a !== 'number' || !Number.isSafeInteger(a) || a < 0) invalid(`${orderPath(base, index)}.a`, 'a non-negative integer');
+  const isBuy = orderBool(o, 'b', base, index);
+  const px = orderStr(o, 'p', base, index);
+  const sz = orderStr(o, 's', base, index);
+  const reduceOnly = orderBool(o, 'r', base, index);
+  const tv = orderField(o, 't', base, index);
+  if (typeof tv !== 'object' || tv === null || Array.isArray(tv)) invalid(`${orderPath(base, index)}.t`, 'an object');
+  const t = tv as Record<string, unknown>;
   let tif: Tif | null = null;
   let trigger: TriggerSpec | null = null;
   if (t.limit !== undefined) {
-    const limit = object(t.limit, `${path}.t.limit`);
-    const value = get(limit, 'tif', `${path}.t.limit`);
-    if (value !== 'Gtc' && value !== 'Ioc' && value !== 'Alo') invalid(`${path}.t.limit.tif`, 'Gtc, Ioc or Alo');
+    const lv = t.limit;
+    if (typeof lv !== 'object' || lv === null || Array.isArray(lv)) invalid(`${orderPath(base, index)}.t.limit`, 'an object');
+    const value = (lv as Record<string, unknown>).tif;
+    if (value === undefined || value === null) missing(`${orderPath(base, index)}.t.limit.tif`);
+    if (value !== 'Gtc' && value !== 'Ioc' && value !== 'Alo') invalid(`${orderPath(base, index)}.t.limit.tif`, 'Gtc, Ioc or Alo');
     tif = value;
   } else if (t.trigger !== undefined) {
-    const tp = `${path}.t.trigger`;
+    const tp = `${orderPath(base, index)}.t.trigger`;
     const tr = object(t.trigger, tp);
     const isMarket = bool(get(tr, 'isMarket', tp), `${tp}.isMarket`);
     const triggerPx = str(get(tr, 'triggerPx', tp), `${tp}.triggerPx`);
@@ -217,10 +251,10 @@ function parseOrder(v: unknown, path: string): OrderRequest {
     if (tpsl !== 'tp' && tpsl !== 'sl') invalid(`${tp}.tpsl`, 'tp or sl');
     trigger = { isMarket, triggerPx, tpsl };
   } else {
-    missing(`${path}.t.limit`);
+    missing(`${orderPath(base, index)}.t.limit`);
   }
-  const c = o.c === undefined || o.c === null ? null : cloid(o.c, `${path}.c`);
-  return { asset, isBuy, px, sz, reduceOnly, tif, trigger, cloid: c };
+  const c = o.c === undefined || o.c === null ? null : cloid(o.c, `${orderPath(base, index)}.c`);
+  return { asset: a, isBuy, px, sz, reduceOnly, tif, trigger, cloid: c };
 }
 
 function parseGrouping(v: unknown): Grouping {
@@ -235,7 +269,7 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
       const orders = list(get(a, 'orders', 'action'), 'action.orders');
       return {
         type,
-        orders: orders.map((o, i) => parseOrder(o, `action.orders[${i}]`)),
+        orders: orders.map((o, i) => parseOrder(o, 'action.orders', i)),
         grouping: parseGrouping(a.grouping),
       };
     }
@@ -258,7 +292,7 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
     case 'modify': {
       const raw = get(a, 'oid', 'action');
       const oid = typeof raw === 'string' ? cloid(raw, 'action.oid') : int(raw, 'action.oid');
-      return { type, oid, order: parseOrder(get(a, 'order', 'action'), 'action.order') };
+      return { type, oid, order: parseOrder(get(a, 'order', 'action'), 'action.order', -1) };
     }
     case 'approveAgent': {
       const agentAddress = address(get(a, 'agentAddress', 'action'), 'action.agentAddress');

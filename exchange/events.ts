@@ -111,14 +111,15 @@ export type ExchangeEvent =
 export type LimitFields = Pick<BookOrder, 'oid' | 'isBuy' | 'px' | 'sz' | 'origSz' | 'timestamp' | 'cloid' | 'reduceOnly' | 'tif'>;
 
 export function bookOrderView(m: Market, o: LimitFields): OrderView {
+  const sz = formatScaled(o.sz, m.szDecimals);
   return {
     coin: m.name,
     side: o.isBuy ? 'B' : 'A',
     limitPx: formatScaled(o.px, m.pxDecimals),
-    sz: formatScaled(o.sz, m.szDecimals),
+    sz,
     oid: o.oid,
     timestamp: o.timestamp,
-    origSz: formatScaled(o.origSz, m.szDecimals),
+    origSz: o.origSz === o.sz ? sz : formatScaled(o.origSz, m.szDecimals), // one string when unfilled
     cloid: o.cloid,
     reduceOnly: o.reduceOnly,
     orderType: 'Limit',

@@ -15,7 +15,7 @@ import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateIsolatedMargin, updateLeverage } from './leverage.ts';
 import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer, withdraw } from './accounts-actions.ts';
-import { nonceRefusal, recordNonce } from './nonces.ts';
+import { useNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
@@ -122,10 +122,7 @@ export class Exchange {
     const window = state.config.nonceWindowMs;
     if (!Number.isSafeInteger(nonce) || nonce < state.time - window) return exchangeError('NONCE_TOO_OLD');
     if (nonce > state.time + window) return exchangeError('NONCE_IN_FUTURE');
-    const refusal = nonceRefusal(state.nonces.get(signer), nonce);
-    if (refusal !== null) return refusal;
-    recordNonce(state.nonces, signer, nonce);
-    return null;
+    return useNonce(state.nonces, signer, nonce);
   }
 
   private run(tx: ExchangeTx, events: ExchangeEvent[]): TxResult {

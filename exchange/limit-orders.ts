@@ -175,17 +175,12 @@ function emitTakerDone(ctx: TxContext, m: Market, owner: string, spec: LimitSpec
 
 /** The spec's status for a placed limit order. */
 export function limitStatus(m: Market, oid: number, cloid: string | null, out: LimitOutcome): OrderStatusResult {
-  const c = cloid === null ? {} : { cloid };
-  if (out.rested) return { resting: { oid, ...c } };
+  // Literals rather than a spread of an optional part: this runs for every order.
+  if (out.rested) return cloid === null ? { resting: { oid } } : { resting: { oid, cloid } };
   const avgPx = divRound(out.filledNtl * 10n ** BigInt(AVG_PX_EXTRA_DECIMALS), BigInt(out.filledLots) * m.ntlScale, 'nearest');
-  return {
-    filled: {
-      totalSz: formatScaled(out.filledLots, m.szDecimals),
-      avgPx: formatScaled(avgPx, m.pxDecimals + AVG_PX_EXTRA_DECIMALS),
-      oid,
-      ...c,
-    },
-  };
+  const totalSz = formatScaled(out.filledLots, m.szDecimals);
+  const avg = formatScaled(avgPx, m.pxDecimals + AVG_PX_EXTRA_DECIMALS);
+  return { filled: cloid === null ? { totalSz, avgPx: avg, oid } : { totalSz, avgPx: avg, oid, cloid } };
 }
 
 /** Parses the request's price and size for the market (string rules: decimals and format). */
@@ -199,10 +194,13 @@ export function parseOrderNumbers(m: Market, px: string, sz: string): { px: numb
 
 /** Places a new limit order from the wire. */
 export function placeLimitOrder(ctx: TxContext, acct: Account, m: Market, req: OrderRequest): OrderStatusResult {
-  const nums = parseOrderNumbers(m, req.px, req.sz);
-  if (isExchangeError(nums)) return { error: nums.message };
+  // parseOrderNumbers, without its result object.
+  const px = parsePrice(req.px, m.pxDecimals);
+  if (isExchangeError(px)) return { error: px.message };
+  const sz = parseSize(req.sz, m.szDecimals);
+  if (isExchangeError(sz)) return { error: sz.message };
   const oid = ctx.state.ids.nextOid; // taken by submitLimit once the engine accepts the order
-  const spec: LimitSpec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif: TIF_CODES[req.tif ?? 'Gtc'], reduceOnly: req.reduceOnly, cloid: req.cloid };
+  const spec: LimitSpec = { oid, isBuy: req.isBuy, px, sz, tif: TIF_CODES[req.tif ?? 'Gtc'], reduceOnly: req.reduceOnly, cloid: req.cloid };
   const out = submitLimit(ctx, acct, m, spec);
   if (isExchangeError(out)) return { error: out.message };
   return limitStatus(m, oid, req.cloid, out);

@@ -4,7 +4,7 @@
 import { initialMargin, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 import type { PerpMarket } from './markets.ts';
-import type { ExchangeState } from './state.ts';
+import { notionalNum, type ExchangeState } from './state.ts';
 
 export interface MarginFigures {
   /** Cross: USDC plus unrealized PnL of every cross position. */
@@ -47,11 +47,40 @@ export function marginFigures(state: ExchangeState, acct: Account, marks?: reado
 
 /** Cross account value alone (USDC plus the cross positions' unrealized PnL at mark): `marginFigures(...).accountValue` without the margins. */
 export function crossAccountValue(state: ExchangeState, acct: Account, marks?: readonly number[]): bigint {
+  const fast = crossAccountValueNum(state, acct, marks);
+  if (fast !== null) return BigInt(fast);
   let value = acct.usdc;
   for (const [asset, pos] of acct.positions) {
     const market = state.perps[asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
     value += unrealizedPnl(pos, state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi)));
+  }
+  return value;
+}
+
+/** Bound on each term of the safe-integer sum below (2^50), and on a partial sum before adding one (2^52). */
+const TERM_BOUND = 2 ** 50;
+const SUM_BOUND = 2 ** 52;
+const TERM_BOUND_BIG = BigInt(TERM_BOUND);
+
+/**
+ * `crossAccountValue` on safe integers, or null when a figure is too large to be sure of it. Every
+ * term (USDC, a notional, an entry) is below 2^50 in magnitude, so each unrealized PnL is; a
+ * partial sum is checked to be at most 2^52 before the next term is added, so every sum is below
+ * 2^53 and exact. Most accounts take this path (the bigint path allocates at every step).
+ */
+function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
+  const usdc = acct.usdc;
+  if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
+  let value = Number(usdc);
+  for (const [asset, pos] of acct.positions) {
+    const market = state.perps[asset];
+    if (market === undefined || state.isIsolated(acct, market)) continue;
+    const ntl = notionalNum(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
+    if (ntl < 0 || ntl > TERM_BOUND || pos.entryNtl > TERM_BOUND_BIG) return null; // entryNtl is never negative
+    const entry = Number(pos.entryNtl);
+    if (value > SUM_BOUND || value < -SUM_BOUND) return null;
+    value += pos.szi > 0 ? ntl - entry : entry - ntl;
   }
   return value;
 }
@@ -94,7 +123,7 @@ export function availableMargin(state: ExchangeState, acct: Account): bigint {
  */
 export function freeMarginCovers(state: ExchangeState, acct: Account, need: number): boolean | null {
   const usdc = Number(acct.usdc);
-  const reserved = Number(acct.orderMargin) + Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+  const reserved = Number(acct.orderMargin) + (acct.held.size === 0 ? 0 : Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n));
   let free = usdc - reserved;
   let magnitude = Math.abs(usdc) + Math.abs(reserved) + need;
   let terms = 3;

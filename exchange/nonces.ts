@@ -28,10 +28,17 @@ export function nonceRefusal(used: readonly number[] | undefined, nonce: number)
   return null;
 }
 
-/** Records a nonce that passed `nonceRefusal`, dropping the lowest beyond the bound. */
-export function recordNonce(nonces: Map<string, number[]>, signer: string, nonce: number): void {
-  let used = nonces.get(signer);
-  if (used === undefined) nonces.set(signer, (used = []));
+/** Refuses the nonce (`nonceRefusal`) or records it, dropping the lowest beyond the bound: the signer's list looked up once. */
+export function useNonce(nonces: Map<string, number[]>, signer: string, nonce: number): ExchangeError | null {
+  const used = nonces.get(signer);
+  const refusal = nonceRefusal(used, nonce);
+  if (refusal !== null) return refusal;
+  if (used === undefined) nonces.set(signer, [nonce]);
+  else recordIn(used, nonce);
+  return null;
+}
+
+function recordIn(used: number[], nonce: number): void {
   if (used.length === 0 || nonce > (used[used.length - 1] as number)) used.push(nonce);
   else used.splice(lowerBound(used, nonce), 0, nonce);
   if (used.length > NONCES_KEPT) used.shift();

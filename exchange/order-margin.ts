@@ -48,7 +48,8 @@ function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number,
  */
 export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): bigint {
   if (o.reduceOnly) return 0n;
-  const older = m.engine.ownerLots(acct.address, o.isBuy) - o.sz;
+  const list = o.ownerList; // it rests: its owner's list, without a lookup
+  const older = (list === null ? m.engine.ownerLots(acct.address, o.isBuy) : o.isBuy ? list.buyLots : list.sellLots) - o.sz;
   const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - older);
   const open = Math.max(0, o.sz - capacity);
   if (open === 0) return 0n;

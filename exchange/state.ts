@@ -116,7 +116,8 @@ export class ExchangeState {
 
   /** Whether the account's position and orders on this market use isolated margin. */
   isIsolated(acct: Account, market: PerpMarket): boolean {
-    return market.config.onlyIsolated || acct.isolated.has(market.asset);
+    // Most accounts never chose isolated margin: the size check skips the set's hash lookup.
+    return market.config.onlyIsolated || (acct.isolated.size !== 0 && acct.isolated.has(market.asset));
   }
 
   /** The leverage an isolated fill funds its margin at, or null for cross. */
@@ -125,6 +126,7 @@ export class ExchangeState {
   }
 
   leverage(acct: Account, market: PerpMarket): number {
-    return acct.leverage.get(market.asset) ?? Math.min(this.config.defaultLeverage, market.config.maxLeverage);
+    const chosen = acct.leverage.size === 0 ? undefined : acct.leverage.get(market.asset);
+    return chosen ?? Math.min(this.config.defaultLeverage, market.config.maxLeverage);
   }
 }

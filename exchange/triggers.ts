@@ -40,7 +40,7 @@ export class TriggerBook {
   private readonly perOwner = new Map<Address, number>();
 
   count(owner: Address): number {
-    return this.perOwner.get(owner) ?? 0;
+    return this.perOwner.size === 0 ? 0 : (this.perOwner.get(owner) ?? 0);
   }
 
   add(t: TriggerOrder): void {
