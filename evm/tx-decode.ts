@@ -84,18 +84,24 @@ function toBig(b: Uint8Array): bigint {
 /** A canonical integer field: at most `max` bytes, no leading zero. */
 const intField = (b: Item | undefined, max: number): b is Uint8Array => b instanceof Uint8Array && b.length <= max && (b.length === 0 || b[0] !== 0);
 
-/** The gas limit cap of EIP-7825 when the Common has it (and not EIP-8037), else none. */
-const gasCaps = new WeakMap<Common, bigint>();
-function gasCap(common: Common): bigint {
-  let cap = gasCaps.get(common);
-  if (cap === undefined) {
-    // As the constructor reads it: from a copy with the transaction parameters merged in.
+/**
+ * What FeeMarket1559Tx's constructor derives from a Common, once per Common: its copy with the
+ * transaction parameters merged in (each decoded transaction gets a copy of that, as the
+ * constructor gives it one), whether EIP-1559 is active, and the EIP-7825 gas limit cap
+ * (none under EIP-8037).
+ */
+interface Prepared { readonly common: Common; readonly eip1559: boolean; readonly gasCap: bigint }
+const preparedByCommon = new WeakMap<Common, Prepared>();
+function prepared(common: Common): Prepared {
+  let p = preparedByCommon.get(common);
+  if (p === undefined) {
     const copy = common.copy();
     copy.updateParams(paramsTx);
-    cap = copy.isActivatedEIP(7825) && !copy.isActivatedEIP(8037) ? BigInt(copy.param('maxTransactionGasLimit')) : MAX_INTEGER;
-    gasCaps.set(common, cap);
+    const gasCap = copy.isActivatedEIP(7825) && !copy.isActivatedEIP(8037) ? BigInt(copy.param('maxTransactionGasLimit')) : MAX_INTEGER;
+    p = { common: copy, eip1559: copy.isActivatedEIP(1559), gasCap };
+    preparedByCommon.set(common, p);
   }
-  return cap;
+  return p;
 }
 
 /**
@@ -109,25 +115,27 @@ function fast1559(values: Item[], common: Common, opts: { common: Common }): Typ
   if (!(chainId instanceof Uint8Array) || !intField(nonce, 7) || !intField(tip, 32) || !intField(maxFee, 32) || !intField(gasLimit, 8) || !intField(value, 32)) return null;
   if (!(to instanceof Uint8Array) || to.length !== 20 || !(data instanceof Uint8Array) || !Array.isArray(accessList) || accessList.length !== 0) return null;
   if (!intField(v, 1) || (v.length === 1 && v[0] !== 1) || !intField(r, 32) || r.length === 0 || !intField(s, 32) || s.length === 0) return null;
-  if (chainId.length > 32 || toBig(chainId) !== common.chainId()) return null;
+  const p = prepared(common);
+  if (!p.eip1559 || chainId.length > 32 || toBig(chainId) !== common.chainId()) return null;
   const gas = toBig(gasLimit);
   const feeCap = toBig(maxFee);
   const tipCap = toBig(tip);
   const sBig = toBig(s);
-  if (gas > gasCap(common) || gas * feeCap > MAX_INTEGER || feeCap < tipCap || sBig > SECP256K1_ORDER_DIV_2) return null;
+  if (gas > p.gasCap || gas * feeCap > MAX_INTEGER || feeCap < tipCap || sBig > SECP256K1_ORDER_DIV_2) return null;
   const tx = Object.create(FeeMarket1559Tx.prototype) as Record<string, unknown>;
   tx.type = TransactionType.FeeMarketEIP1559;
   tx.cache = {};
   tx.activeCapabilities = [];
-  tx.common = common.copy();
+  tx.common = p.common.copy();
   tx.txOptions = opts;
-  const address = new Address(to);
+  // Own copies of the fields, as the constructor's toBytes makes (the decoded items are views).
+  const address = new Address(to.slice());
   tx.to = address;
   tx.nonce = toBig(nonce);
   tx.gasLimit = gas;
   tx.to = address;
   tx.value = toBig(value);
-  tx.data = data;
+  tx.data = data.slice();
   tx.v = v.length === 0 ? 0n : 1n;
   tx.r = toBig(r);
   tx.s = sBig;

@@ -132,8 +132,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   async candidates(tx: Uint8Array): Promise<string[]> {
     // postMessage clones a view's whole ArrayBuffer: a transaction inside a decoded block (or a
-    // network frame) would copy all of it, once per transaction. A copy of just its bytes travels.
-    const own = tx.byteLength === tx.buffer.byteLength ? tx : tx.slice();
+    // network frame) would copy all of it, once per transaction. A copy of just its bytes travels
+    // (new Uint8Array copies; a Buffer's slice would be a view again).
+    const own = tx.byteLength === tx.buffer.byteLength ? tx : new Uint8Array(tx);
     return (await this.enqueue({ tx: own })).candidates ?? [];
   }
 

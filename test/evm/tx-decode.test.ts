@@ -4,6 +4,7 @@
 import t from 'tap';
 import { Transaction, type TransactionLike } from 'ethers';
 import { createTxFromRLP } from '@ethereumjs/tx';
+import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { decodeTransaction, makeCommon } from '../../evm/index.ts';
 import { bytesToHex, hexToBytes } from '../../primitives/index.ts';
 import { wallets } from '../support/node.ts';
@@ -128,6 +129,32 @@ t.test('hand-built EIP-1559 transactions: every value near what the constructor 
       t.ok(Object.isFrozen(a), `${name}: frozen`);
       for (const k of Object.keys(b)) if (k !== 'common' && k !== 'txOptions') t.same(a[k], b[k], `${name}: ${k}`);
       t.equal((a as { common: { chainId(): bigint } }).common.chainId(), 42069n);
+      // Its Common has the transaction parameters, as the constructor's copy has them.
+      const gas = (x: unknown) => { const tx = x as { getIntrinsicGas(): bigint; getDataGas(): bigint }; return [tx.getIntrinsicGas(), tx.getDataGas()]; };
+      t.same(gas(a), gas(b), `${name}: intrinsic and data gas`);
+      // Its fields are its own, not views of the encoding.
+      const before = { to: (a.to as { toString(): string }).toString(), data: bytesToHex(a.data as Uint8Array) };
+      bytes.fill(0xee, 1);
+      t.same({ to: (a.to as { toString(): string }).toString(), data: bytesToHex(a.data as Uint8Array) }, before, `${name}: fields copied`);
     }
   }
+});
+
+t.test('a decoded transfer has its own Common with the transaction parameters and its own field bytes', async (t) => {
+  // A Common no transaction was built with yet: the constructor merges the parameters into its copy.
+  const fresh = makeCommon(42069);
+  const bytes = hexToBytes(await wallets[0]!.signTransaction(Transaction.from({ type: 2, chainId: 42069, nonce: 0, gasLimit: 21_000, to: wallets[1]!.address, value: 1n, data: '0x0102', maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })));
+  const tx = decodeTransaction(bytes, fresh);
+  t.equal(tx.getIntrinsicGas(), 21_000n + 2n * 16n);
+  bytes.fill(0xee, 1);
+  t.equal(tx.to!.toString(), wallets[1]!.address.toLowerCase());
+  t.equal(bytesToHex(tx.data), '0x0102');
+});
+
+t.test('before London (no EIP-1559) a type-2 transaction is refused as ethereumjs refuses it', async (t) => {
+  const berlin = createCustomCommon({ chainId: 42069 }, Mainnet, { hardfork: Hardfork.Berlin });
+  const bytes = hexToBytes(await wallets[0]!.signTransaction(Transaction.from({ type: 2, chainId: 42069, nonce: 0, gasLimit: 21_000, to: wallets[1]!.address, value: 1n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })));
+  const mine = outcome(() => decodeTransaction(bytes, berlin));
+  t.match(mine, { error: /EIP-1559 not enabled/ });
+  t.same(mine, outcome(() => createTxFromRLP(bytes, { common: berlin })));
 });

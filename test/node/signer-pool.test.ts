@@ -69,6 +69,9 @@ t.test('block transactions: candidates from the bytes, on the pool as inline', a
   const slab = new Uint8Array(1 << 20);
   slab.set(bytes, 1000);
   t.same(await pool.candidates(slab.subarray(1000, 1000 + bytes.length)), fromPool, 'a view into a larger buffer');
+  const bufferSlab = Buffer.alloc(1 << 20);
+  bufferSlab.set(bytes, 1000);
+  t.same(await pool.candidates(bufferSlab.subarray(1000, 1000 + bytes.length)), fromPool, 'a view into a larger Buffer');
 });
 
 t.test('admission recovers the action binding from the encoded bytes, as execution would', async (t) => {
