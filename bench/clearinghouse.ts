@@ -2,96 +2,14 @@
 // checks, settlement, events) for 10,000 accounts that each hold positions in 3 markets, beside
 // the same orders through the bare MatchingEngine; (2) the end-of-block liquidation sweep over
 // those 10,000 accounts after a 20% price move.
-import { Exchange, MatchingEngine, TIF_GTC, type GenesisBalance } from '../exchange/index.ts';
-import { devnetGenesis, loadGenesis } from '../genesis/index.ts';
-import { mulberry32 } from '../test/support/exchange.ts';
-
-const ACCOUNTS = 10_000;
-const ORDERS = Number(process.env.BENCH_CH_ORDERS ?? 100_000);
-const VALIDATOR = 'aa'.repeat(32);
-const MIDS = [1_000_000, 350_000, 1_500_000]; // price units: BTC 100,000.0, ETH 3,500.00, SOL 150.0000
-
-/** Account addresses, built once (as a node keeps the strings of known accounts). */
-const ADDRESSES = Array.from({ length: ACCOUNTS }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
-const address = (i: number) => ADDRESSES[i] as string;
-
-function expectOk(out: ReturnType<Exchange['execute']>): void {
-  const r = out.result;
-  const statuses = r.status === 'ok' && (r.response.type === 'order' || r.response.type === 'cancel') ? r.response.data.statuses : [];
-  if (r.status !== 'ok' || statuses.some((s) => typeof s === 'object' && s !== null && 'error' in s)) {
-    throw new Error(`benchmark setup order refused: ${JSON.stringify(r.status === 'ok' ? statuses : r.error)}`);
-  }
-}
-
-function setup(withPositions = true): { ex: Exchange } {
-  const g = loadGenesis(devnetGenesis(), { localValidator: VALIDATOR });
-  const balances: GenesisBalance[] = [...g.balances];
-  for (let i = 0; i < ACCOUNTS; i++) balances.push({ address: address(i), usdc: 100_000n * 10n ** 8n, tokens: [] });
-  const ex = Exchange.fromGenesis(g.exchange, balances, g.file.genesisTime);
-  let time = g.file.genesisTime + 1000;
-  let height = 0;
-  // Every account opens a position in each perp against its neighbour (longs even, shorts odd):
-  // 200,000 of notional per market, 6x its 100,000 USDC, so a 20% move wipes out one side.
-  const sizes = ['2', '57', '1333'];
-  const prices = ['100000', '3500', '150'];
-  for (let i = 0; withPositions && i + 1 < ACCOUNTS; i += 2) {
-    ex.beginBlock(++height, (time += 10));
-    for (let a = 0; a < 3; a++) {
-      const order = (user: string, isBuy: boolean, tif: string) => ({ hash: '0x', signer: user, nonce: time + a, vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a, b: isBuy, p: prices[a], s: sizes[a], r: false, t: { limit: { tif } } }] } });
-      expectOk(ex.execute(order(address(i + 1), false, 'Gtc')));
-      expectOk(ex.execute(order(address(i), true, 'Ioc')));
-    }
-    ex.endBlock();
-  }
-  let positions = 0;
-  for (const m of ex.state.perps) positions += m.holders.size;
-  if (withPositions && positions !== ACCOUNTS * 3) throw new Error(`setup opened ${positions} positions, not ${ACCOUNTS * 3}`);
-  return { ex };
-}
-
-interface BenchOrder {
-  user: string;
-  asset: number;
-  isBuy: boolean;
-  px: number;
-  lots: number;
-}
-
-/** Places the orders through the exchange, 100 a block; orders/s and how many were refused. */
-function place(ex: Exchange, orders: BenchOrder[], pxText: (a: number, px: number) => string, szText: string[]): { rate: number; refused: number } {
-  let time = ex.state.time;
-  let height = ex.height;
-  const batch = 100;
-  const t0 = performance.now();
-  let refused = 0;
-  for (let i = 0; i < orders.length; i += batch) {
-    ex.beginBlock(++height, (time += 1000));
-    for (let k = i; k < i + batch && k < orders.length; k++) {
-      const o = orders[k]!;
-      const out = ex.execute({ hash: '0x', signer: o.user, nonce: time + (k - i), vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a: o.asset, b: o.isBuy, p: pxText(o.asset, o.px), s: szText[o.asset], r: false, t: { limit: { tif: 'Gtc' } } }] } });
-      const st = out.result.status === 'ok' && out.result.response.type === 'order' ? out.result.response.data.statuses[0] : null;
-      if (st === null || (typeof st === 'object' && 'error' in (st as object))) refused++;
-    }
-  }
-  return { rate: orders.length / ((performance.now() - t0) / 1000), refused };
-}
+import { MatchingEngine, TIF_GTC } from '../exchange/index.ts';
+import { ACCOUNTS, benchOrders, place, pxText, setup, sweep, szText } from './clearinghouse-setup.ts';
 
 export async function benchClearinghouse(): Promise<void> {
   const t0 = performance.now();
   const { ex } = setup();
   const setupMs = performance.now() - t0;
-  const rnd = mulberry32(42);
-  // Passive orders around the mids (no crossing), each from a random account, through the
-  // exchange; the same integer orders through a bare engine.
-  const orders: BenchOrder[] = Array.from({ length: ORDERS }, () => {
-    const asset = Math.floor(rnd() * 3);
-    const isBuy = rnd() < 0.5;
-    const offset = 1 + Math.floor(rnd() * 500);
-    const px = (MIDS[asset] as number) + (isBuy ? -offset : offset) * [10, 10, 100][asset]!; // 5 significant figures
-    return { user: address(Math.floor(rnd() * ACCOUNTS)), asset, isBuy, px, lots: [10, 10, 10][asset] as number };
-  });
-  const pxText = (asset: number, px: number) => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
-  const szText = ['0.0001', '0.001', '0.1'];
+  const orders = benchOrders();
   const makeBare = () => [0, 1, 2].map((asset) => new MatchingEngine({ pxDecimals: [1, 2, 4][asset]!, tick: 1, minSz: 1, maxOpenPerOwner: 1000, bandBps: 0 }, { nextOid: 1, nextTid: 1, nextSeq: 1 }));
   const placeBare = () => {
     const bare = makeBare();
@@ -130,23 +48,4 @@ export async function benchClearinghouse(): Promise<void> {
   });
   console.log(`medians of 3 rounds; with positions vs without: ${flatRatio.toFixed(2)}x; vs the bare engine: ${ratio.toFixed(1)}x (per round: ${rounds.map((r) => (r.bare / r.withPositions.rate).toFixed(1)).join(', ')}; ${refused} refused; setup ${setupMs.toFixed(0)} ms)`);
   console.log(`liquidation sweep after a 20% move: ${sweepMs.toFixed(1)} ms over ${ACCOUNTS} accounts, ${liquidated} liquidated (median of 3 warm runs: ${warm3.map((w) => w.ms.toFixed(1)).join(', ')} ms; cold, the first in the process: ${cold.ms.toFixed(1)} ms)`);
-}
-
-/** Setup; returns a function that runs only the sweep (for profiling). */
-export function sweepSetup(): () => number {
-  const { ex } = setup();
-  return () => sweep(ex).ms;
-}
-
-/** A 20% fall: the oracle moves, the book is cleared so the mark follows, and one block ends. */
-function sweep(ex: Exchange): { ms: number; liquidated: number } {
-  let time = ex.state.time;
-  ex.beginBlock(ex.height + 1, (time += 1000));
-  const prices: Record<string, string> = {};
-  ex.state.perps.forEach((m, a) => (prices[m.name] = (Math.floor(((MIDS[a] as number) * 8) / 10) / 10 ** [1, 2, 4][a]!).toFixed([1, 2, 4][a]!)));
-  ex.submitOracle({ validator: VALIDATOR, time, prices });
-  for (const m of ex.state.perps) for (const o of [...m.engine.orders.values()]) m.engine.cancel(o.owner, o.oid);
-  const t0 = performance.now();
-  const events = ex.endBlock();
-  return { ms: performance.now() - t0, liquidated: events.filter((e) => e.kind === 'liquidation').length };
 }
