@@ -303,8 +303,11 @@ export class EvmChain {
   /** An EVM block without transactions: the block the general path builds for none, without the trie work. */
   private async emptyBlock(height: number, headerData: HeaderData, sync: boolean): Promise<ExecutedEvmBlock> {
     const stateRoot = this.headBlock.header.stateRoot;
-    const block = createBlock({ header: { ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP } }, { common: this.common });
-    const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
+    // As the non-empty path builds it: the header on the decoding Common (its parameters merged
+    // once, not per header), the block without createBlock's copies.
+    const header = createBlockHeader({ ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP }, { common: this.txCommon });
+    const block = new Block(header, [], [], [], { common: this.txCommon });
+    const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
     await this.store.writeBlock(height, stored, [], sync);
     this.adoptHead(block, stored);
     return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored };

@@ -4,9 +4,10 @@ import { rm } from 'node:fs/promises';
 import t from 'tap';
 import { Wallet, parseEther, Transaction } from 'ethers';
 import { createAddressFromString } from '@ethereumjs/util';
-import { EvmChain, EvmStore, type EvmGenesis } from '../../evm/index.ts';
+import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
+import { EvmChain, EvmStore, makeCommon, type EvmGenesis } from '../../evm/index.ts';
 import { tempDir, wallets } from '../support/node.ts';
-import { hexToBytes } from '../../primitives/index.ts';
+import { bytesToHex, hexToBytes } from '../../primitives/index.ts';
 
 const genesis: EvmGenesis = {
   chainId: 42069,
@@ -55,6 +56,11 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
 
   const empty = await chain.executeBlock(2, genesis.genesisTime + 2000, [], false);
   t.equal(empty.stateRoot, out.stateRoot, 'an empty block keeps the state root');
+  // Built on the decoding Common without createBlock: the block ethereumjs builds from the same header.
+  const plain = createBlock({ header: { ...empty.block.header.toJSON() } }, { common: makeCommon(genesis.chainId) });
+  t.equal(empty.stored.rlp, bytesToHex(plain.serialize()), 'the empty block serializes as ethereumjs builds it');
+  t.equal(empty.stored.hash, bytesToHex(plain.hash()), 'with its hash');
+  t.equal(bytesToHex(createBlockFromRLP(hexToBytes(empty.stored.rlp), { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
   const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
   t.equal(found?.index, 1);
   await store.close();
