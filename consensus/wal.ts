@@ -95,32 +95,54 @@ export class WalCorruptError extends Error {
   override readonly name = 'WalCorruptError';
 }
 
-/** Reads records; a torn or corrupt last record is cut off, corruption before the last one is an error. */
+/** Whether every byte from `at` on is zero (a file extended by a crash before its data landed). */
+function zeroFrom(data: Buffer, at: number): boolean {
+  for (let i = at; i < data.length; i++) if (data[i] !== 0) return false;
+  return true;
+}
+
+/**
+ * Reads records. A torn tail is cut off: a half-written last record, or zeros from here to the end
+ * (what some file systems leave of an append a crash interrupted before its fdatasync). A record
+ * failing its checksum is skipped by its length when a later height record follows it (it belongs
+ * to a height that is over); inside the last height it is an error, as is anything undecodable.
+ */
 export function decodeWal(data: Buffer): { contents: WalContents | null; validBytes: number } {
   let height: number | null = null;
   let entries: WalEntry[] = [];
+  /** A skipped record of the current height: an error unless a height record comes after it. */
+  let corruptAt: number | null = null;
   let at = 0;
   while (at < data.length) {
-    if (at + 8 > data.length) break; // torn header
+    if (at + 8 > data.length || zeroFrom(data, at)) break; // torn header, or a zero-filled tail
     const len = data.readUInt32BE(at);
     const end = at + 8 + len;
     if (end > data.length) break; // torn body
     const body = data.subarray(at + 8, end);
-    if (crc32(body) !== data.readUInt32BE(at + 4)) {
+    if (len === 0 || crc32(body) !== data.readUInt32BE(at + 4)) {
       if (end === data.length) break; // last record half-written
-      throw new WalCorruptError(`WAL record at byte ${at} fails its checksum and is not the last one`);
+      corruptAt ??= at;
+      at = end;
+      continue;
     }
-    const value = JSON.parse(body.toString(), reviver) as { kind?: unknown; height?: unknown };
+    let value: { kind?: unknown; height?: unknown };
+    try {
+      value = JSON.parse(body.toString(), reviver) as typeof value;
+    } catch {
+      throw new WalCorruptError(`WAL record at byte ${at} passes its checksum but is not JSON`);
+    }
     if (value.kind === undefined) {
       if (typeof value.height !== 'number') throw new WalCorruptError(`WAL record at byte ${at} is neither an input nor a height`);
       height = value.height;
       entries = [];
+      corruptAt = null;
     } else {
-      if (height === null) throw new WalCorruptError('WAL does not start with its height');
+      if (height === null && corruptAt === null) throw new WalCorruptError('WAL does not start with its height');
       entries.push(value as WalEntry);
     }
     at = end;
   }
+  if (corruptAt !== null) throw new WalCorruptError(`WAL record at byte ${corruptAt} fails its checksum and is not the last one`);
   return { contents: height === null ? null : { height, entries }, validBytes: at };
 }
 

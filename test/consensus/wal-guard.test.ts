@@ -86,6 +86,43 @@ t.test('file WAL: a torn last record is cut off; corruption before the end is an
   t.throws(() => new FileWal(path).load(), WalCorruptError);
 });
 
+t.test('file WAL: a zero-filled tail is a torn tail; a bad record of a height that is over is skipped', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'wal');
+  const wal = new FileWal(path);
+  wal.reset(7);
+  wal.append(vote);
+  wal.flush();
+  const sevenEnds = readFileSync(path).length;
+  wal.reset(8);
+  wal.append(proposal);
+  wal.flush();
+  wal.close();
+  const whole = readFileSync(path);
+  // A crash after the file grew but before the appended data reached the disk: zeros.
+  writeFileSync(path, Buffer.concat([whole, Buffer.alloc(300)]));
+  t.same(new FileWal(path).load(), { height: 8, entries: [proposal] }, 'zeros at the end are dropped');
+  t.equal(readFileSync(path).length, whole.length, 'and cut off on disk');
+  writeFileSync(path, Buffer.concat([whole, Buffer.alloc(5)]));
+  t.same(new FileWal(path).load(), { height: 8, entries: [proposal] }, 'fewer zeros than a header too');
+  // Height 7's vote corrupted: height 8 follows, so only the last height's inputs matter.
+  const oldBad = Buffer.from(whole);
+  oldBad.writeUInt8(oldBad.readUInt8(sevenEnds - 3) ^ 0xff, sevenEnds - 3);
+  writeFileSync(path, oldBad);
+  t.same(new FileWal(path).load(), { height: 8, entries: [proposal] }, 'a bad record of an earlier height is skipped');
+  // The same damage in the last height (another input after it): replaying it would be wrong.
+  writeFileSync(path, whole);
+  const w2 = new FileWal(path);
+  w2.append(vote);
+  w2.flush();
+  w2.close();
+  const damaged = readFileSync(path);
+  damaged.writeUInt8(damaged.readUInt8(whole.length - 3) ^ 0xff, whole.length - 3); // inside height 8's proposal
+  writeFileSync(path, damaged);
+  t.throws(() => new FileWal(path).load(), WalCorruptError, 'a bad input of the last height, followed by another, is an error');
+});
+
 t.test('double-sign guard: forward only; the same request gets the same signature', async (t) => {
   const key = validatorKeyFromSeed(new Uint8Array(32).fill(7));
   const store = new MemoryGuardStore();
