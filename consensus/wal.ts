@@ -204,7 +204,7 @@ export class FileWal implements Wal {
     if (this.pending.length === 0) return;
     const fd = this.open();
     const bytes = Buffer.concat(this.pending);
-    writeSync(fd, bytes);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at); // a short write continues
     fdatasyncSync(fd);
     this.size += bytes.length;
     this.pending = [];
