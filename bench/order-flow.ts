@@ -7,7 +7,7 @@ import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primiti
 
 export interface FlowAccount {
   readonly key: Uint8Array;
-  /** The last nonce used: each request takes max(last + 1, now). */
+  /** The last nonce used: each request takes max(last + 1, the time it is sent). */
   nonce: number;
 }
 
@@ -21,11 +21,12 @@ export function flowAccounts(from: number, count: number): FlowAccount[] {
 }
 
 /** Signs an action for the devnet (chain 42069) as an `/exchange` request body. */
-export function orderSigner(): (acct: FlowAccount, action: unknown) => { action: unknown; nonce: number; signature: { r: string; s: string; v: number } } {
+export function orderSigner(): (acct: FlowAccount, action: unknown, at?: number) => { action: unknown; nonce: number; signature: { r: string; s: string; v: number } } {
   const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
   const sep = domainSeparator(exchangeDomain(42069));
-  return (acct, action) => {
-    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Date.now()));
+  // `at`: when the action will be sent (signed ahead of time), so its nonce is near that time.
+  return (acct, action, at = Date.now()) => {
+    const nonce = (acct.nonce = Math.max(acct.nonce + 1, Math.floor(at)));
     const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
     return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
   };

@@ -152,10 +152,12 @@ async function subscriber(): Promise<void> {
     }
     return t;
   };
+  const sockets: WebSocket[] = [];
   await Promise.all(
     Array.from({ length: n }, (_, k) => new Promise<void>((resolve, reject) => {
       const ip = `127.0.${Math.floor((first + k) / PER_IP / 250)}.${2 + (Math.floor((first + k) / PER_IP) % 250)}`;
       const ws = new WebSocket(url, { localAddress: ip, perMessageDeflate: false });
+      sockets.push(ws);
       let subscribed = 0;
       ws.on('error', reject);
       ws.on('open', () => {
@@ -176,6 +178,10 @@ async function subscriber(): Promise<void> {
     })),
   );
   process.send?.({ kind: 'ready' });
+  // As clients do: a ping every 30 s (the node closes connections idle for 60 s).
+  setInterval(() => {
+    for (const ws of sockets) ws.send('{"method":"ping"}');
+  }, 30_000);
   setInterval(() => {
     process.send?.({ kind: 'delays', delays, messages } satisfies Report);
     delays = [];
@@ -192,14 +198,12 @@ async function sender(): Promise<void> {
   // Five accounts per sender (the flow's makers and takers), cloids apart from the other sender's.
   const accounts = flowAccounts(id * 5, 5);
   const sign = orderSigner();
-  const ws = new WebSocket(url, { localAddress: `127.0.9.${10 + id}`, perMessageDeflate: false });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const pending = new Map<number, number>();
   const answers: number[] = [];
   let ok = 0;
   let failed = 0;
   const reasons = new Map<string, number>();
-  ws.on('message', (data: Buffer) => {
+  const onAnswer = (data: Buffer) => {
     const m = JSON.parse(data.toString()) as { channel: string; data: { id: number; response: { status: string } } };
     if (m.channel !== 'post') return;
     const t0 = pending.get(m.data.id);
@@ -211,12 +215,25 @@ async function sender(): Promise<void> {
       const why = String((m.data.response as { response?: unknown }).response).slice(0, 60);
       reasons.set(why, (reasons.get(why) ?? 0) + 1);
     }
-  });
+  };
   const total = Math.ceil(rate * seconds);
-  const frames = Array.from({ length: total }, (_, k) => {
+  // Nonces must be near the time an action is sent (the devnet accepts 60 s either side): each is
+  // signed for its planned send time, from a start estimated by timing the first signatures.
+  const frame = (k: number, start: number) => {
     const { acct, action } = marketMakingAction(k, accounts, id * 1e12);
-    return JSON.stringify({ method: 'post', id: k, request: { type: 'exchange', payload: sign(acct, action) } });
-  });
+    return JSON.stringify({ method: 'post', id: k, request: { type: 'exchange', payload: sign(acct, action, start + (k * 1000) / rate) } });
+  };
+  const probe = Math.min(total, 2000);
+  const t0 = Date.now();
+  for (let k = 0; k < probe; k++) frame(k, t0);
+  for (const acct of accounts) acct.nonce = 0; // the probe's nonces were never sent
+  const plannedStart = Date.now() + ((Date.now() - t0) / probe) * total * 1.1 + 1000;
+  const frames = Array.from({ length: total }, (_, k) => frame(k, plannedStart));
+  if (Date.now() < plannedStart) await new Promise((r) => setTimeout(r, plannedStart - Date.now()));
+  // Connected once signed: an idle connection would be closed after 60 s.
+  const ws = new WebSocket(url, { localAddress: `127.0.9.${10 + id}`, perMessageDeflate: false });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  ws.on('message', onAnswer);
   process.send?.({ kind: 'sending' });
   let sent = 0;
   const start = Date.now();
