@@ -18,10 +18,15 @@ const proposal: WalEntry = {
   proposal: { message: { height: 3, round: 1, polRound: -1, valueId: '0x01', proposer: 'ab' }, signature: 'ef' },
 };
 
-t.test('file WAL: only flushed entries survive, byte arrays round-trip, reset starts a height', async (t) => {
+/** A path in a fresh temporary directory, removed when the test ends. */
+async function tempPath(t: { teardown(fn: () => unknown): void }, name: string): Promise<string> {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'wal');
+  return join(dir, name);
+}
+
+t.test('file WAL: only flushed entries survive, byte arrays round-trip, reset starts a height', async (t) => {
+  const path = await tempPath(t, 'wal');
   const wal = new FileWal(path);
   t.equal(wal.load(), null, 'no log yet');
   wal.reset(3);
@@ -45,9 +50,7 @@ t.test('file WAL: only flushed entries survive, byte arrays round-trip, reset st
 });
 
 t.test('file WAL: heights are appended until the file passes its size bound, then it starts over', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'wal');
+  const path = await tempPath(t, 'wal');
   const wal = new FileWal(path, 2_000);
   let largest = 0;
   for (let h = 1; h <= 30; h++) {
@@ -63,9 +66,7 @@ t.test('file WAL: heights are appended until the file passes its size bound, the
 });
 
 t.test('file WAL: a torn last record is cut off; corruption before the end is an error', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'wal');
+  const path = await tempPath(t, 'wal');
   const wal = new FileWal(path);
   wal.reset(7);
   wal.append(vote);
@@ -87,9 +88,7 @@ t.test('file WAL: a torn last record is cut off; corruption before the end is an
 });
 
 t.test('file WAL: a zero-filled tail is a torn tail; a bad record of a height that is over is skipped', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'wal');
+  const path = await tempPath(t, 'wal');
   const wal = new FileWal(path);
   wal.reset(7);
   wal.append(vote);
@@ -142,10 +141,8 @@ t.test('double-sign guard: forward only; the same request gets the same signatur
 });
 
 t.test('the guard state file survives a restart and refuses to be guessed', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const key = validatorKeyFromSeed(new Uint8Array(32).fill(9));
-  const path = join(dir, 'sign_state.json');
+  const path = await tempPath(t, 'sign_state.json');
   t.equal(new FileGuardStore(path).load(), null, 'no file: nothing signed yet');
   const sig = new SignGuard(key, new FileGuardStore(path)).sign(2, 1, SIGN_STEP.precommit, Uint8Array.of(5));
   const again = new SignGuard(key, new FileGuardStore(path));
@@ -156,10 +153,8 @@ t.test('the guard state file survives a restart and refuses to be guessed', asyn
 });
 
 t.test('the guard file is a log of saves: the last whole one counts, a torn tail falls back', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const key = validatorKeyFromSeed(new Uint8Array(32).fill(7));
-  const path = join(dir, 'sign_state.json');
+  const path = await tempPath(t, 'sign_state.json');
   const store = new FileGuardStore(path);
   const guard = new SignGuard(key, store);
   guard.sign(3, 0, SIGN_STEP.prevote, Uint8Array.of(1));
