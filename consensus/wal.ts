@@ -120,7 +120,7 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
     if (end > data.length) break; // torn body
     const body = data.subarray(at + 8, end);
     if (len === 0 || crc32(body) !== data.readUInt32BE(at + 4)) {
-      if (end === data.length) break; // last record half-written
+      if (end === data.length || zeroFrom(data, end)) break; // the last record, half-written
       corruptAt ??= at;
       at = end;
       continue;

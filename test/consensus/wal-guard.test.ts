@@ -105,6 +105,11 @@ t.test('file WAL: a zero-filled tail is a torn tail; a bad record of a height th
   t.equal(readFileSync(path).length, whole.length, 'and cut off on disk');
   writeFileSync(path, Buffer.concat([whole, Buffer.alloc(5)]));
   t.same(new FileWal(path).load(), { height: 8, entries: [proposal] }, 'fewer zeros than a header too');
+  // The last record half on disk (its end zeros), and the file extended past it with zeros.
+  const half = Buffer.from(whole);
+  half.fill(0, whole.length - 10);
+  writeFileSync(path, Buffer.concat([half, Buffer.alloc(64)]));
+  t.same(new FileWal(path).load(), { height: 8, entries: [] }, 'a half-written last record before zeros is dropped');
   // Height 7's vote corrupted: height 8 follows, so only the last height's inputs matter.
   const oldBad = Buffer.from(whole);
   oldBad.writeUInt8(oldBad.readUInt8(sevenEnds - 3) ^ 0xff, sevenEnds - 3);
