@@ -2,10 +2,11 @@
 // bytes of the last message this key signed, saved durably before the signature leaves. A
 // request below that position, or at it with other bytes, is refused; the same request gets the
 // same signature back (a restarted node re-deriving its last message).
-import { closeSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bytesToHex } from '../primitives/index.ts';
 import type { ValidatorKey } from './validator-key.ts';
+import { writeAll } from './wal.ts';
 
 export const SIGN_STEP = { proposal: 1, prevote: 2, precommit: 3 } as const;
 export type SignStep = (typeof SIGN_STEP)[keyof typeof SIGN_STEP];
@@ -80,7 +81,7 @@ export class FileGuardStore implements GuardStore {
   save(last: LastSigned): void {
     if (++this.saves % COMPACT_AFTER === 0) return this.replace(last);
     if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, `${JSON.stringify(last)}\n`);
+    writeAll(this.fd, Buffer.from(`${JSON.stringify(last)}\n`));
     fdatasyncSync(this.fd);
   }
 
@@ -95,7 +96,7 @@ export class FileGuardStore implements GuardStore {
     const tmp = `${this.path}.tmp`;
     const fd = openSync(tmp, 'w', 0o600);
     try {
-      writeSync(fd, `${JSON.stringify(last)}\n`);
+      writeAll(fd, Buffer.from(`${JSON.stringify(last)}\n`));
       fsyncSync(fd);
     } finally {
       closeSync(fd);

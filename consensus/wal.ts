@@ -146,6 +146,11 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
   return { contents: height === null ? null : { height, entries }, validBytes: at };
 }
 
+/** write(2) until every byte is written: a short write continues with the rest. */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
 /** Past this size a new height first cuts the file back to nothing. */
 const COMPACT_BYTES = 16 << 20;
 
@@ -204,7 +209,7 @@ export class FileWal implements Wal {
     if (this.pending.length === 0) return;
     const fd = this.open();
     const bytes = Buffer.concat(this.pending);
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at); // a short write continues
+    writeAll(fd, bytes);
     fdatasyncSync(fd);
     this.size += bytes.length;
     this.pending = [];

@@ -122,25 +122,23 @@ function fast1559(values: Item[], common: Common, opts: { common: Common }): Typ
   const tipCap = toBig(tip);
   const sBig = toBig(s);
   if (gas > p.gasCap || gas * feeCap > MAX_INTEGER || feeCap < tipCap || sBig > SECP256K1_ORDER_DIV_2) return null;
+  // Own properties in the order the constructor first assigns them (with their final values).
   const tx = Object.create(FeeMarket1559Tx.prototype) as Record<string, unknown>;
   tx.type = TransactionType.FeeMarketEIP1559;
   tx.cache = {};
-  tx.activeCapabilities = [];
+  tx.activeCapabilities = [1559, 2718, 2930];
   tx.common = p.common.copy();
   tx.txOptions = opts;
   // Own copies of the fields, as the constructor's toBytes makes (the decoded items are views).
-  const address = new Address(to.slice());
-  tx.to = address;
+  tx.to = new Address(to.slice());
   tx.nonce = toBig(nonce);
   tx.gasLimit = gas;
-  tx.to = address;
   tx.value = toBig(value);
   tx.data = data.slice();
   tx.v = v.length === 0 ? 0n : 1n;
   tx.r = toBig(r);
   tx.s = sBig;
   tx.chainId = common.chainId();
-  tx.activeCapabilities = [1559, 2718, 2930];
   tx.accessList = accessList;
   tx.maxFeePerGas = feeCap;
   tx.maxPriorityFeePerGas = tipCap;
