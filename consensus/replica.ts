@@ -1,5 +1,6 @@
 // One node's consensus runtime around the pure driver: verifies incoming messages, logs every
-// input to the WAL before processing it, flushes the WAL before signing, sending or deciding,
+// input to the WAL before processing it, flushes the WAL before anything it signs leaves (the
+// guard's record of a signature is durable before the signature exists outside the guard),
 // signs through the double-sign guard, buffers messages of future heights, rebroadcasts its own
 // messages on a tick and serves decided heights to peers that are behind. Synchronous: the same
 // code runs against a simulated network and clock in tests and against libp2p and timers in a node.
@@ -248,9 +249,9 @@ export class Replica {
         case 'signProposal': {
           const guard = this.opts.guard;
           if (guard === null) break;
-          this.opts.wal.flush();
           const signature = guard.sign(e.proposal.height, e.proposal.round, SIGN_STEP.proposal, proposalSignBytes(this.opts.chainId, e.proposal));
           if (signature === null) break; // signed something else here before a restart; the log holds it
+          this.opts.wal.flush(); // before it leaves (a guard in the WAL flushed it with its record already)
           const msg: ConsensusMessage = { kind: 'proposal', proposal: { message: e.proposal, signature }, payload: e.payload };
           this.own.push(msg);
           this.seen.add(signature);
@@ -261,9 +262,9 @@ export class Replica {
         case 'signVote': {
           const guard = this.opts.guard;
           if (guard === null) break;
-          this.opts.wal.flush();
           const signature = guard.sign(e.vote.height, e.vote.round, SIGN_STEP[e.vote.type], voteSignBytes(this.opts.chainId, e.vote));
           if (signature === null) break;
+          this.opts.wal.flush();
           const vote: SignedVote = { message: e.vote, signature };
           const msg: ConsensusMessage = { kind: 'vote', vote };
           this.own.push(msg);
@@ -273,7 +274,9 @@ export class Replica {
           break;
         }
         case 'decide':
-          this.opts.wal.flush();
+          // No flush: the decision is kept by the commit certificate the host stores with the
+          // block; a crash before that replays this height's logged inputs, and the votes that
+          // decided it come again from the peers (their rebroadcast, or block sync).
           this.host.decided({ height: e.height, round: e.round, valueId: e.valueId, payload: e.payload, certificate: e.certificate });
           break;
       }

@@ -6,7 +6,7 @@ import { closeSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync
 import { dirname } from 'node:path';
 import { bytesToHex } from '../primitives/index.ts';
 import type { ValidatorKey } from './validator-key.ts';
-import { writeAll } from './wal.ts';
+import { isLastSigned, writeAll, type Wal } from './wal.ts';
 
 export const SIGN_STEP = { proposal: 1, prevote: 2, precommit: 3 } as const;
 export type SignStep = (typeof SIGN_STEP)[keyof typeof SIGN_STEP];
@@ -49,7 +49,8 @@ export class FileGuardStore implements GuardStore {
   private fd: number | null = null;
   private saves = 0;
 
-  constructor(private readonly path: string) {}
+  /** `sync: false`: saves are not fsync'd (a copy beside a store that is; see `WalGuardStore`). */
+  constructor(private readonly path: string, private readonly opts: { readonly sync: boolean } = { sync: true }) {}
 
   load(): LastSigned | null {
     let text: string;
@@ -68,10 +69,7 @@ export class FileGuardStore implements GuardStore {
         if (i === lines.length - 1 && i > 0) continue; // a torn last line: the save before it stands
         break;
       }
-      if (!Number.isSafeInteger(x.height) || !Number.isSafeInteger(x.round) || ![1, 2, 3].includes(x.step)
-        || typeof x.signBytes !== 'string' || typeof x.signature !== 'string') {
-        break;
-      }
+      if (!isLastSigned(x)) break;
       return x;
     }
     if (text.trim().length === 0) return null;
@@ -82,7 +80,7 @@ export class FileGuardStore implements GuardStore {
     if (++this.saves % COMPACT_AFTER === 0) return this.replace(last);
     if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
     writeAll(this.fd, Buffer.from(`${JSON.stringify(last)}\n`));
-    fdatasyncSync(this.fd);
+    if (this.opts.sync) fdatasyncSync(this.fd);
   }
 
   close(): void {
@@ -108,6 +106,37 @@ export class FileGuardStore implements GuardStore {
     } finally {
       closeSync(dir);
     }
+  }
+}
+
+/**
+ * The guard's records in the consensus WAL: a save appends the record and flushes the log, so the
+ * inputs the replica logged before signing and the signature's record become durable with one
+ * fdatasync (a separate file cost a second one per signature, on the event loop). `copy` (the
+ * home's `sign_state.json`) is read at load too, so a home whose guard lived in that file before
+ * keeps it, and gets each record unsynced, as a readable copy for operators.
+ */
+export class WalGuardStore implements GuardStore {
+  constructor(
+    private readonly wal: Wal,
+    private readonly copy: GuardStore | null = null,
+  ) {}
+
+  load(): LastSigned | null {
+    const inWal = this.wal.lastSigned();
+    const inFile = this.copy?.load() ?? null;
+    if (inWal === null || inFile === null) return inWal ?? inFile;
+    return compare(inWal, inFile) >= 0 ? inWal : inFile;
+  }
+
+  save(last: LastSigned): void {
+    this.wal.appendSigned(last);
+    this.wal.flush();
+    this.copy?.save(last);
+  }
+
+  close(): void {
+    this.copy?.close?.();
   }
 }
 

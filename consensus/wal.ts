@@ -1,14 +1,22 @@
 // Write-ahead log of consensus inputs for the current height (Malachite ADR-007): every input the
-// driver sees is appended before it is processed; the log is flushed to disk before the node signs,
-// sends or decides anything. A restart replays the inputs of its height through the same driver,
-// which re-derives the same state and effects. `reset` starts the log of a new height; it becomes
-// durable with the next flush, which comes before anything of the new height is signed, sent or
-// decided. Until then the durable log may still be the previous height's, which a restart ignores:
-// the previous height is committed by the time its successor starts (the log's height is not the
-// application's head + 1), so it starts the new height afresh, as with an empty log.
-import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+// driver sees is appended before it is processed; the log is flushed to disk before anything the
+// node signs leaves it (a decision needs no flush: its commit certificate is stored with the
+// block). A restart replays the inputs of its height through the same driver, which re-derives the
+// same state and effects. `reset` starts the log of a new height; it becomes durable with the next
+// flush, which comes before anything of the new height is signed or sent. Until then the durable
+// log may still be the previous height's, which a restart ignores: the previous height is
+// committed by the time its successor starts (the log's height is not the application's head + 1),
+// so it starts the new height afresh, as with an empty log.
+//
+// The log also carries the double-sign guard's records (`WalGuardStore`): the record of a
+// signature rides on the flush that makes the inputs before it durable, one fdatasync for both.
+// Those records outlive their height: the last one is read from the whole file and survives the
+// file being cut back.
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DriverInput } from './driver.ts';
+import type { LastSigned } from './sign-guard.ts';
 
 export type WalEntry = DriverInput;
 
@@ -26,6 +34,10 @@ export interface Wal {
   append(entry: WalEntry): void;
   /** Makes every appended input durable. */
   flush(): void;
+  /** Buffers the guard's record of a signature; durable with the next flush, kept across heights. */
+  appendSigned(last: LastSigned): void;
+  /** The last durable signature record, of any height; null when the log holds none. */
+  lastSigned(): LastSigned | null;
 }
 
 /** An in-memory log with the durability of a file: `crash` loses what was not flushed, a reset included. */
@@ -34,6 +46,8 @@ export class MemoryWal implements Wal {
   /** A reset not flushed yet: the height it starts. */
   private pendingHeight: number | null = null;
   private pending: WalEntry[] = [];
+  private durableSigned: LastSigned | null = null;
+  private pendingSigned: LastSigned | null = null;
 
   load(): WalContents | null {
     return this.durable === null ? null : { height: this.durable.height, entries: [...this.durable.entries] };
@@ -51,6 +65,14 @@ export class MemoryWal implements Wal {
     if (this.durable === null) throw new Error('invariant: WAL appended before reset');
     this.durable.entries.push(...this.pending);
     this.pending = [];
+    if (this.pendingSigned !== null) this.durableSigned = this.pendingSigned;
+    this.pendingSigned = null;
+  }
+  appendSigned(last: LastSigned): void {
+    this.pendingSigned = last;
+  }
+  lastSigned(): LastSigned | null {
+    return this.durableSigned;
   }
   get unflushed(): number {
     return this.pending.length;
@@ -58,19 +80,24 @@ export class MemoryWal implements Wal {
   crash(): void {
     this.pendingHeight = null;
     this.pending = [];
+    this.pendingSigned = null;
   }
   wipe(): void {
     this.durable = null;
     this.pendingHeight = null;
     this.pending = [];
+    this.durableSigned = null;
+    this.pendingSigned = null;
   }
 }
 
 // File format: records of [u32 length][u32 crc32 of the body][body: JSON], all big-endian. A
 // height record {height} starts each height's inputs; the log is the last height record and the
-// inputs after it (inputs have a `kind`, height records do not). Heights are appended, not
-// rewritten (a truncate per height cost more than its sync), and the file is cut back to nothing
-// once it passes `compactBytes`. Byte arrays are written as {"$b64": "..."}.
+// inputs after it (inputs have a `kind`). A guard record {signed} may come anywhere; the last one
+// counts, whatever its height. Heights are appended, not rewritten (a truncate per height cost
+// more than its sync), and once the file passes `compactBytes` a new height replaces it with a
+// file of its height record and the last guard record (written, synced, renamed over the old
+// one). Byte arrays are written as {"$b64": "..."}.
 
 function replacer(_key: string, value: unknown): unknown {
   return value instanceof Uint8Array ? { $b64: Buffer.from(value).toString('base64') } : value;
@@ -107,8 +134,9 @@ function zeroFrom(data: Buffer, at: number): boolean {
  * failing its checksum is skipped by its length when a later height record follows it (it belongs
  * to a height that is over); inside the last height it is an error, as is anything undecodable.
  */
-export function decodeWal(data: Buffer): { contents: WalContents | null; validBytes: number } {
+export function decodeWal(data: Buffer): { contents: WalContents | null; lastSigned: LastSigned | null; validBytes: number } {
   let height: number | null = null;
+  let lastSigned: LastSigned | null = null;
   let entries: WalEntry[] = [];
   /** A skipped record of the current height: an error unless a height record comes after it. */
   let corruptAt: number | null = null;
@@ -125,13 +153,16 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
       at = end;
       continue;
     }
-    let value: { kind?: unknown; height?: unknown };
+    let value: { kind?: unknown; height?: unknown; signed?: unknown };
     try {
       value = JSON.parse(body.toString(), reviver) as typeof value;
     } catch {
       throw new WalCorruptError(`WAL record at byte ${at} passes its checksum but is not JSON`);
     }
-    if (value.kind === undefined) {
+    if (value.signed !== undefined) {
+      if (!isLastSigned(value.signed)) throw new WalCorruptError(`WAL record at byte ${at} is not a signature record`);
+      lastSigned = value.signed;
+    } else if (value.kind === undefined) {
       if (typeof value.height !== 'number') throw new WalCorruptError(`WAL record at byte ${at} is neither an input nor a height`);
       height = value.height;
       entries = [];
@@ -143,7 +174,14 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; validBy
     at = end;
   }
   if (corruptAt !== null) throw new WalCorruptError(`WAL record at byte ${corruptAt} fails its checksum and is not the last one`);
-  return { contents: height === null ? null : { height, entries }, validBytes: at };
+  return { contents: height === null ? null : { height, entries }, lastSigned, validBytes: at };
+}
+
+/** The shape of a guard record (also what `FileGuardStore` checks of its lines). */
+export function isLastSigned(x: unknown): x is LastSigned {
+  const v = x as Partial<LastSigned> | null;
+  return v !== null && typeof v === 'object' && Number.isSafeInteger(v.height) && Number.isSafeInteger(v.round)
+    && [1, 2, 3].includes(v.step as number) && typeof v.signBytes === 'string' && typeof v.signature === 'string';
 }
 
 /** write(2) until every byte is written: a short write continues with the rest. */
@@ -159,6 +197,9 @@ export class FileWal implements Wal {
   private fd: number | null = null;
   private size = 0;
   private pending: Buffer[] = [];
+  /** The last durable guard record; undefined until the file was read. */
+  private signed: LastSigned | null | undefined = undefined;
+  private pendingSigned: LastSigned | null = null;
 
   constructor(private readonly path: string, private readonly compactBytes = COMPACT_BYTES) {}
 
@@ -171,9 +212,13 @@ export class FileWal implements Wal {
   }
 
   load(): WalContents | null {
-    if (!existsSync(this.path)) return null;
+    if (!existsSync(this.path)) {
+      this.signed = null;
+      return null;
+    }
     const data = readFileSync(this.path);
-    const { contents, validBytes } = decodeWal(data);
+    const { contents, lastSigned, validBytes } = decodeWal(data);
+    this.signed = lastSigned;
     if (validBytes < data.length) {
       // Drop the torn tail so later appends follow a whole record.
       const fd = openSync(this.path, 'r+');
@@ -188,21 +233,29 @@ export class FileWal implements Wal {
   }
 
   /**
-   * Queues the new height's record (written and fsync'd by the next flush). A large file is cut
-   * back first; a crash before the next flush then leaves an empty log or the old one, both safe
-   * (see the top of this file).
+   * Queues the new height's record (written and fsync'd by the next flush). A large file is
+   * replaced first by one holding just this height's record and the last guard record, so a
+   * crash leaves the old file or the new one, both safe (see the top of this file).
    */
   reset(height: number): void {
-    const fd = this.open();
-    if (this.size > this.compactBytes) {
-      ftruncateSync(fd, 0);
-      this.size = 0;
-    }
+    this.open();
     this.pending = [record({ height })];
+    this.pendingSigned = null;
+    if (this.size > this.compactBytes) this.replace();
   }
 
   append(entry: WalEntry): void {
     this.pending.push(record(entry));
+  }
+
+  appendSigned(last: LastSigned): void {
+    this.pending.push(record({ signed: last }));
+    this.pendingSigned = last;
+  }
+
+  lastSigned(): LastSigned | null {
+    if (this.signed === undefined) this.load();
+    return this.signed ?? null;
   }
 
   flush(): void {
@@ -213,6 +266,32 @@ export class FileWal implements Wal {
     fdatasyncSync(fd);
     this.size += bytes.length;
     this.pending = [];
+    if (this.pendingSigned !== null) this.signed = this.pendingSigned;
+    this.pendingSigned = null;
+  }
+
+  /** The file becomes what is pending (a height record) after the last guard record, atomically. */
+  private replace(): void {
+    const signed = this.lastSigned();
+    const bytes = Buffer.concat([...(signed === null ? [] : [record({ signed })]), ...this.pending]);
+    const tmp = `${this.path}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.close();
+    renameSync(tmp, this.path);
+    const dir = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    this.pending = [];
+    this.open();
   }
 
   close(): void {

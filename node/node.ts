@@ -5,7 +5,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
-  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, ValidatorSet, generateValidatorKey,
+  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, ValidatorSet, WalGuardStore, generateValidatorKey,
   txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
@@ -301,11 +301,13 @@ export class SvcNode {
       });
       const listed = genesis.file.validators.length > 0 ? genesis.file.validators : [{ pubKey: key.publicKey, power: 1 }];
       const validators = new ValidatorSet(listed.map((v) => ({ publicKey: v.pubKey.toLowerCase(), power: v.power })));
+      // The guard's records travel in the WAL (one fdatasync per signature); sign_state.json is a copy.
+      const wal = new FileWal(join(config.dataDir, 'consensus.wal'));
       engine = new BftEngine(chain, {
         chainId: genesis.file.chainId,
         validators,
-        guard: validators.has(key.publicKey) ? new SignGuard(key, new FileGuardStore(join(config.dataDir, 'sign_state.json'))) : null,
-        wal: new FileWal(join(config.dataDir, 'consensus.wal')),
+        guard: validators.has(key.publicKey) ? new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false }))) : null,
+        wal,
         transport,
         timeouts: config.timeouts,
         now: config.now,

@@ -4,8 +4,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import {
-  FileGuardStore, FileWal, MemoryGuardStore, SIGN_STEP, SignGuard, WalCorruptError, validatorKeyFromSeed, verifyValidatorSignature,
-  type WalEntry,
+  FileGuardStore, FileWal, MemoryGuardStore, MemoryWal, SIGN_STEP, SignGuard, WalCorruptError, WalGuardStore, validatorKeyFromSeed,
+  verifyValidatorSignature, type Wal, type WalEntry,
 } from '../../consensus/index.ts';
 import { tempDir } from '../support/node.ts';
 
@@ -174,4 +174,110 @@ t.test('the guard file is a log of saves: the last whole one counts, a torn tail
   restarted.close();
   writeFileSync(path, 'garbage');
   t.throws(() => new FileGuardStore(path).load(), /not a signing state file/, 'content without a record refuses to start');
+});
+
+/** A WAL that counts the flushes that reach the disk (those with something pending). */
+function countingWal(path: string, compactBytes?: number): { wal: FileWal; syncs: () => number } {
+  const wal = new FileWal(path, compactBytes);
+  let syncs = 0;
+  const flush = wal.flush.bind(wal);
+  const pending = () => (wal as unknown as { pending: unknown[] }).pending.length;
+  wal.flush = () => {
+    if (pending() > 0) syncs++;
+    flush();
+  };
+  return { wal, syncs: () => syncs };
+}
+
+t.test('guard in the WAL: one flush makes the inputs and the signature record durable; a restart reads it back', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(11));
+  const dir = await tempPath(t, 'home');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(dir);
+  const walPath = join(dir, 'consensus.wal');
+  const copyPath = join(dir, 'sign_state.json');
+  const { wal, syncs } = countingWal(walPath);
+  t.equal(wal.load(), null);
+  const guard = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(copyPath, { sync: false })));
+  wal.reset(3);
+  wal.append(proposal);
+  const prevote = guard.sign(3, 1, SIGN_STEP.prevote, Uint8Array.of(1));
+  t.ok(prevote !== null);
+  t.equal(syncs(), 1, 'the height record, the input and the signature record: one flush');
+  wal.flush();
+  t.equal(syncs(), 1, "the replica's flush before sending finds nothing left");
+  wal.append(vote);
+  const precommit = guard.sign(3, 1, SIGN_STEP.precommit, Uint8Array.of(2));
+  t.equal(syncs(), 2);
+  guard.close();
+  wal.close(); // a crash: nothing more reaches the disk
+  const reloaded = new FileWal(walPath);
+  t.same(reloaded.load(), { height: 3, entries: [proposal, vote] }, 'signature records are not inputs');
+  t.equal(reloaded.lastSigned()?.signature, precommit, 'the last signature record');
+  const restarted = new SignGuard(key, new WalGuardStore(reloaded));
+  t.equal(restarted.sign(3, 1, SIGN_STEP.precommit, Uint8Array.of(2)), precommit, 'the same precommit again');
+  t.equal(restarted.sign(3, 1, SIGN_STEP.precommit, Uint8Array.of(3)), null, 'a conflicting precommit refused');
+  t.equal(restarted.sign(3, 1, SIGN_STEP.prevote, Uint8Array.of(1)), null, 'an earlier step refused');
+  t.equal(new FileGuardStore(copyPath).load()?.signature, precommit, 'the copy in sign_state.json');
+});
+
+t.test('guard in the WAL: the last record outlives later heights and the file being cut back', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(12));
+  const path = await tempPath(t, 'wal');
+  const { wal } = countingWal(path, 2_000);
+  const guard = new SignGuard(key, new WalGuardStore(wal));
+  let last: string | null = null;
+  let cutBack = false;
+  let before = 0;
+  for (let h = 1; h <= 40; h++) {
+    wal.reset(h);
+    const size = readFileSync(path).length;
+    if (size < before) cutBack = true;
+    before = size;
+    wal.append(proposal);
+    wal.append(vote);
+    if (h % 3 !== 0) last = guard.sign(h, 0, SIGN_STEP.prevote, Uint8Array.of(h)); // some heights sign nothing
+    wal.flush();
+    t.equal(new FileWal(path).lastSigned()?.signature, last, `height ${h}`);
+  }
+  t.ok(cutBack, 'the file was cut back');
+  wal.close();
+  t.equal(new FileWal(path).load()?.height, 40);
+  const restarted = new SignGuard(key, new WalGuardStore(new FileWal(path)));
+  t.equal(restarted.sign(38, 0, SIGN_STEP.prevote, Uint8Array.of(0)), null, 'below the last signature: refused');
+  t.equal(restarted.sign(40, 0, SIGN_STEP.prevote, Uint8Array.of(40)), last, 'the last prevote again');
+  t.equal(restarted.sign(40, 0, SIGN_STEP.prevote, Uint8Array.of(41)), null, 'a conflicting one refused');
+});
+
+t.test('guard in the WAL: a torn signature record at the tail is dropped, its signature never left', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(13));
+  const path = await tempPath(t, 'wal');
+  const wal = new FileWal(path);
+  const guard = new SignGuard(key, new WalGuardStore(wal));
+  wal.reset(5);
+  const first = guard.sign(5, 0, SIGN_STEP.prevote, Uint8Array.of(1));
+  guard.sign(5, 0, SIGN_STEP.precommit, Uint8Array.of(2));
+  wal.close();
+  const whole = readFileSync(path);
+  writeFileSync(path, whole.subarray(0, whole.length - 5)); // the precommit's record torn: it was never returned
+  const reloaded = new FileWal(path);
+  t.equal(reloaded.lastSigned()?.signature, first);
+  const restarted = new SignGuard(key, new WalGuardStore(reloaded));
+  t.ok(restarted.sign(5, 0, SIGN_STEP.precommit, Uint8Array.of(7)) !== null, 'the precommit step is open again');
+});
+
+t.test('guard in the WAL: a home whose guard lived in sign_state.json keeps it; the later record of the two counts', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(14));
+  const path = await tempPath(t, 'sign_state.json');
+  const old = new SignGuard(key, new FileGuardStore(path)).sign(9, 2, SIGN_STEP.precommit, Uint8Array.of(1));
+  const wal: Wal = new MemoryWal();
+  wal.reset(9);
+  const upgraded = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(path, { sync: false })));
+  t.equal(upgraded.sign(9, 2, SIGN_STEP.precommit, Uint8Array.of(2)), null, 'the file\'s record holds');
+  t.equal(upgraded.sign(9, 2, SIGN_STEP.precommit, Uint8Array.of(1)), old);
+  const next = upgraded.sign(10, 0, SIGN_STEP.prevote, Uint8Array.of(3));
+  t.ok(next !== null);
+  const memoryOnly = new MemoryGuardStore();
+  memoryOnly.save({ height: 2, round: 0, step: SIGN_STEP.prevote, signBytes: '0x01', signature: 'x' });
+  t.equal(new WalGuardStore(wal, memoryOnly).load()?.signature, next, 'the WAL\'s later record wins over an older copy');
 });
