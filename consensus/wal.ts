@@ -55,6 +55,7 @@ export class MemoryWal implements Wal {
   reset(height: number): void {
     this.pendingHeight = height;
     this.pending = [];
+    this.pendingSigned = null;
   }
   append(entry: WalEntry): void {
     this.pending.push(entry);
@@ -159,7 +160,7 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; lastSig
     } catch {
       throw new WalCorruptError(`WAL record at byte ${at} passes its checksum but is not JSON`);
     }
-    if (value.signed !== undefined) {
+    if (value.kind === undefined && value.signed !== undefined) {
       if (!isLastSigned(value.signed)) throw new WalCorruptError(`WAL record at byte ${at} is not a signature record`);
       lastSigned = value.signed;
     } else if (value.kind === undefined) {
