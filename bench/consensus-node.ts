@@ -3,7 +3,7 @@
 // paced rate (the market-making mix of the ws-fanout bench: quotes, cancels by cloid, a fifth
 // taking). A post is answered once the block holding it has executed on the node that took it,
 // so the answer's delay is the delay from an action's arrival to its execution (plus loopback).
-// Prints p50/p99/max of that delay, blocks and rounds, and the nodes' CPU per action.
+// Prints p50/p99/max of that delay, the blocks committed, and the nodes' CPU per action.
 //   BENCH_SECONDS (default 20), BENCH_RATE (2000), BENCH_PROFILE (a directory: the first node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
