@@ -54,6 +54,11 @@ export class Account {
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;
+  /**
+   * In the liquidation sweep's order (`ExchangeState.sweepOrder` or `newHolders`): set when the
+   * account first holds a position, cleared when a sweep finds it holding none. A cache, not state.
+   */
+  sweepListed = false;
 
   constructor(
     readonly address: Address,

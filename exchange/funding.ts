@@ -66,7 +66,7 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
   if (rate === 0n) return;
   const oracle = BigInt(m.engine.oraclePx);
   const abs = rate < 0n ? -rate : rate;
-  for (const user of [...m.holders].sort()) {
+  for (const user of [...m.holders.keys()].sort()) {
     const acct = state.accounts.get(user);
     const pos = acct?.positions.get(m.asset);
     if (acct === undefined || pos === undefined) continue;

@@ -19,6 +19,7 @@ import { submitLimit } from './limit-orders.ts';
 import { trackHolder } from './settlement.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { slippedPx } from './trigger-orders.ts';
+import type { ExchangeState } from './state.ts';
 
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
@@ -111,7 +112,7 @@ function transferSide(
 ): void {
   const change = applyFill(who, m.asset, buy, lots, ntl, ctx.state.isolatedLeverage(who, m));
   who.perpRealized += change.closedPnl;
-  trackHolder(m, who);
+  trackHolder(ctx.state, m, who);
   ctx.events.push({
     kind: 'fill',
     user: who.address,
@@ -210,10 +211,9 @@ class Sweep {
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
     const ranked: { acct: Account; rank: bigint }[] = [];
-    for (const holder of m.holders) {
-      const other = state.accounts.get(holder);
-      const p = other?.positions.get(m.asset);
-      if (other === undefined || p === undefined || p.szi > 0 !== long) continue;
+    for (const other of m.holders.values()) {
+      const p = other.positions.get(m.asset);
+      if (p === undefined || p.szi > 0 !== long) continue;
       const ntl = state.notional(m, mark, Math.abs(p.szi));
       const upnl = unrealizedPnl(p, ntl);
       let equity = p.margin + upnl;
@@ -319,6 +319,34 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
   });
 }
 
+const byAddress = (a: Account, b: Account): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+
+/**
+ * The accounts holding a perp position now, in address order: the union of the markets'
+ * holders, sorted. Kept in `state.sweepOrder` between sweeps: the accounts that started holding
+ * since the last sweep are sorted and merged in, and the accounts that hold nothing any more are
+ * dropped (and unlisted, so that a position later lists them again). Linear in the holders, with
+ * a sort of only the new ones.
+ */
+export function sweepOrder(state: ExchangeState): Account[] {
+  const fresh = state.newHolders;
+  const old = state.sweepOrder;
+  const out: Account[] = [];
+  const keep = (a: Account) => {
+    if (a.positions.size > 0) out.push(a);
+    else a.sweepListed = false;
+  };
+  fresh.sort(byAddress);
+  let i = 0;
+  let j = 0;
+  while (i < old.length && j < fresh.length) keep(byAddress(old[i] as Account, fresh[j] as Account) < 0 ? (old[i++] as Account) : (fresh[j++] as Account));
+  while (i < old.length) keep(old[i++] as Account);
+  while (j < fresh.length) keep(fresh[j++] as Account);
+  state.sweepOrder = out;
+  state.newHolders = [];
+  return out;
+}
+
 /** Full sweeps run at most this often (block time), and whenever an oracle price moved. */
 export const SWEEP_INTERVAL_MS = 1000;
 
@@ -333,9 +361,7 @@ export function runLiquidations(ctx: TxContext): void {
   if (state.time - state.lastSweep < SWEEP_INTERVAL_MS && oracles === state.lastSweepOracles) return;
   state.lastSweep = state.time;
   state.lastSweepOracles = oracles;
-  const holders = new Set<string>();
-  for (const m of state.perps) for (const h of m.holders) holders.add(h);
-  holders.delete(state.config.clearinghouse.backstop);
+  const backstop = state.config.clearinghouse.backstop;
   // A liquidation that trades through the book can move the marks: they are taken again after
   // each one, so every account is judged at the marks of the moment.
   const markAll = () => state.perps.map((m) => state.markPx(m));
@@ -344,9 +370,8 @@ export function runLiquidations(ctx: TxContext): void {
   const perUnit = state.perps.map((m) => Number(m.ntlScale));
   const mmRate = state.perps.map((m) => state.config.clearinghouse.maintenanceBps / (10_000 * m.config.maxLeverage));
   const sweep = new Sweep(ctx);
-  for (const user of [...holders].sort()) {
-    const acct = state.accounts.get(user);
-    if (acct === undefined || clearlySafe(ctx, acct, marks, perUnit, mmRate)) continue;
+  for (const acct of sweepOrder(state)) {
+    if (acct.address === backstop || clearlySafe(ctx, acct, marks, perUnit, mmRate)) continue;
     const cross = crossUnderwater(ctx, acct, marks);
     if (cross !== null) {
       const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));

@@ -8,6 +8,7 @@ import { feeOf, feeRates } from './fees.ts';
 import type { Market, PerpMarket, SpotMarket } from './markets.ts';
 import { accountOf, orderLeft, type TxContext } from './order-context.ts';
 import { addVolume } from './day-stats.ts';
+import type { ExchangeState } from './state.ts';
 
 /** The taker's side of a fill: what settlement needs of the incoming order. */
 export interface TakerInfo {
@@ -40,10 +41,15 @@ function record(
   };
 }
 
-/** Keeps the market's set of position holders in step with the account. */
-export function trackHolder(m: PerpMarket, acct: Account): void {
-  if (acct.positions.has(m.asset)) m.holders.add(acct.address);
-  else m.holders.delete(acct.address);
+/** Keeps the market's position holders (and the sweep's list of accounts) in step with the account. */
+export function trackHolder(state: ExchangeState, m: PerpMarket, acct: Account): void {
+  if (acct.positions.has(m.asset)) {
+    m.holders.set(acct.address, acct);
+    if (!acct.sweepListed) {
+      acct.sweepListed = true;
+      state.newHolders.push(acct);
+    }
+  } else m.holders.delete(acct.address);
 }
 
 function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
@@ -51,7 +57,7 @@ function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boo
   const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl, ctx.state.isolatedLeverage(acct, m));
   acct.usdc -= fee;
   acct.perpRealized += change.closedPnl - fee;
-  trackHolder(m, acct);
+  trackHolder(ctx.state, m, acct);
   ctx.events.push({
     kind: 'fill',
     user: acct.address,

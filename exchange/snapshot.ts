@@ -7,6 +7,7 @@ import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
 import { Exchange } from './exchange.ts';
+import { trackHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
 import type { TriggerOrder } from './triggers.ts';
 
@@ -174,7 +175,10 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);
-    for (const asset of acct.positions.keys()) state.perps[asset]?.holders.add(acct.address);
+    for (const asset of acct.positions.keys()) {
+      const m = state.perps[asset];
+      if (m !== undefined) trackHolder(state, m, acct);
+    }
   }
   for (const ms of snap.markets) {
     const m = state.market(ms.asset);

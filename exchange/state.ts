@@ -63,6 +63,13 @@ export class ExchangeState {
   /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */
   fundingIntervalStart = 0;
   lastPremiumSample = 0;
+  /**
+   * The liquidation sweep's visiting order, kept between sweeps so that it is not sorted again
+   * each second: accounts that held a perp position at the last sweep, by address, and those
+   * that started holding one since (unsorted). Derived from the accounts; not part of the state.
+   */
+  sweepOrder: Account[] = [];
+  newHolders: Account[] = [];
   /** Block time of the last liquidation sweep and the oracle prices it saw. */
   lastSweep = 0;
   lastSweepOracles = '';
