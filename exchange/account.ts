@@ -5,6 +5,8 @@ import type { Address } from '../primitives/index.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 
 export interface Position {
+  /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
+  readonly asset: number;
   /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
   szi: number;
   /** Cost basis of the open size in USD units, always >= 0. */
@@ -152,7 +154,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
     let p = pos;
-    if (p === undefined) acct.positions.set(asset, (p = { szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
+    if (p === undefined) acct.positions.set(asset, (p = { asset, szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
     else {
       p.szi += delta;
       p.entryNtl += ntl;

@@ -21,5 +21,5 @@ export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';
 export { NumMap } from './engine/num-map.ts';
 export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
-export { availableMargin, freeMarginCovers } from './margin.ts';
+export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
 export type { Account } from './account.ts';

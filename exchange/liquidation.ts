@@ -9,7 +9,7 @@ import { formatScaled } from '../primitives/index.ts';
 import { applyFill, closableLots, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import { availableMargin, crossAccountValue, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { availableMargin, crossAccountValue, crossMaintenanceNum, isolatedFigures, marginFigures } from './margin.ts';
 import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
@@ -24,8 +24,14 @@ import type { ExchangeState } from './state.ts';
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
 
-/** The account's cross figures when its cross positions are below maintenance margin, else null. */
-function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
+/**
+ * The account's cross value and maintenance margin when its cross positions are below maintenance
+ * margin, else null: on safe integers when the figures are small enough (`crossMaintenanceNum`,
+ * exact), else on bigints.
+ */
+function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): { accountValue: bigint; maintenanceMargin: bigint } | null {
+  const n = crossMaintenanceNum(ctx.state, acct, marks);
+  if (n !== null) return n.ntl > 0 && n.value < n.maintenance ? { accountValue: BigInt(n.value), maintenanceMargin: BigInt(n.maintenance) } : null;
   const f = marginFigures(ctx.state, acct, marks);
   return f.totalNtlPos > 0n && f.accountValue < f.maintenanceMargin ? f : null;
 }
@@ -42,7 +48,8 @@ function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[], pe
   const { state } = ctx;
   let value = Number(acct.usdc);
   let maintenance = 0;
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const m = state.perps[asset];
     if (m === undefined) return false;
     const ntl = Math.abs(pos.szi) * (marks[asset] as number) * (perUnit[asset] as number);
