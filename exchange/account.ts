@@ -7,6 +7,10 @@ import { USDC_TOKEN_INDEX } from './config.ts';
 export interface Position {
   /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
   readonly asset: number;
+  /** The account that holds it. */
+  readonly owner: Account;
+  /** Its slot in its market's `HolderList`, -1 when not listed there. Bookkeeping, not state. */
+  holderSlot: number;
   /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
   szi: number;
   /** Cost basis of the open size in USD units, always >= 0. */
@@ -154,7 +158,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
     let p = pos;
-    if (p === undefined) acct.positions.set(asset, (p = { asset, szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
+    if (p === undefined) acct.positions.set(asset, (p = { asset, owner: acct, holderSlot: -1, szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
     else {
       p.szi += delta;
       p.entryNtl += ntl;

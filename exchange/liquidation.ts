@@ -117,9 +117,10 @@ function transferSide(
   ctx: TxContext, m: PerpMarket, who: Account, buy: boolean, lots: number, ntl: bigint, tid: number,
   px: string, sz: string, crossed: boolean, liquidation: NonNullable<FillRecord['liquidation']>,
 ): void {
+  const before = who.positions.get(m.asset);
   const change = applyFill(who, m.asset, buy, lots, ntl, ctx.state.isolatedLeverage(who, m));
   who.perpRealized += change.closedPnl;
-  trackHolder(ctx.state, m, who);
+  trackHolder(ctx.state, m, who, before);
   ctx.events.push({
     kind: 'fill',
     user: who.address,
@@ -218,9 +219,9 @@ class Sweep {
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
     const ranked: { acct: Account; rank: bigint }[] = [];
-    for (const other of m.holders.values()) {
-      const p = other.positions.get(m.asset);
-      if (p === undefined || p.szi > 0 !== long) continue;
+    for (const p of m.holders.positions()) {
+      if (p.szi > 0 !== long) continue;
+      const other = p.owner;
       const ntl = state.notional(m, mark, Math.abs(p.szi));
       const upnl = unrealizedPnl(p, ntl);
       let equity = p.margin + upnl;

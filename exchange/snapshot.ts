@@ -7,7 +7,7 @@ import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
 import { Exchange } from './exchange.ts';
-import { trackHolder } from './settlement.ts';
+import { addHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
 import type { TriggerOrder } from './triggers.ts';
 
@@ -144,7 +144,7 @@ function restoreAccount(row: AccountRow): Account {
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
-    acct.positions.set(asset, { asset, szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
+    acct.positions.set(asset, { asset, owner: acct, holderSlot: -1, szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
   }
   for (const asset of isolated ?? []) acct.isolated.add(asset);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');
@@ -175,9 +175,9 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);
-    for (const asset of acct.positions.keys()) {
-      const m = state.perps[asset];
-      if (m !== undefined) trackHolder(state, m, acct);
+    for (const pos of acct.positions.values()) {
+      const m = state.perps[pos.asset];
+      if (m !== undefined) addHolder(state, m, pos);
     }
   }
   for (const ms of snap.markets) {

@@ -72,7 +72,13 @@ function openOids(h: Harness, u: string): [number, number][] {
  */
 function sweepOrderDiffers(state: ExchangeState): string | null {
   const union = new Set<string>();
-  for (const m of state.perps) for (const a of m.holders.keys()) union.add(a);
+  for (const m of state.perps) {
+    // Each market's holder list: exactly the accounts' positions in it, each in its own slot.
+    const listed = m.holders.positions();
+    const open = [...state.accounts.values()].filter((a) => a.positions.has(m.asset));
+    if (listed.length !== open.length || listed.some((p, i) => p.holderSlot !== i || p.owner.positions.get(m.asset) !== p)) return `${m.name} holders differ from the open positions`;
+    for (const p of listed) union.add(p.owner.address);
+  }
   const want = [...union].sort().join(',');
   const got = sweepOrder(state).map((a) => a.address).join(',');
   return got === want ? null : `sweep order ${got} != holders ${want}`;
