@@ -171,10 +171,14 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const closingNtl = closing === lots ? ntl : (ntl * BigInt(closing)) / BigInt(lots);
   const basis = closing === open ? pos.entryNtl : (pos.entryNtl * BigInt(closing)) / BigInt(open);
   const closedPnl = start > 0 ? closingNtl - basis : basis - closingNtl;
-  const released = closing === open ? pos.margin : (pos.margin * BigInt(closing)) / BigInt(open);
-  acct.usdc += closedPnl + released;
-  pos.margin -= released;
-  pos.entryNtl -= basis;
+  // A cross position has no margin of its own: nothing to release (and no bigint to allocate).
+  if (pos.margin === 0n) acct.usdc += closedPnl;
+  else {
+    const released = closing === open ? pos.margin : (pos.margin * BigInt(closing)) / BigInt(open);
+    acct.usdc += closedPnl + released;
+    pos.margin -= released;
+  }
+  pos.entryNtl = closing === open ? 0n : pos.entryNtl - basis; // all of it closed: basis is the whole entry
   pos.szi += isBuy ? closing : -closing;
   const flipped = lots - closing;
   if (flipped > 0) {

@@ -119,7 +119,7 @@ function transferSide(
 ): void {
   const before = who.positions.get(m.asset);
   const change = applyFill(who, m.asset, buy, lots, ntl, ctx.state.isolatedLeverage(who, m));
-  who.perpRealized += change.closedPnl;
+  if (change.closedPnl !== 0n) who.perpRealized += change.closedPnl;
   trackHolder(ctx.state, m, who, before);
   ctx.events.push({
     kind: 'fill',
@@ -218,29 +218,38 @@ class Sweep {
     const { state } = this.ctx;
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
-    const ranked: { acct: Account; rank: bigint }[] = [];
-    for (const p of m.holders.positions()) {
+    const ranked: { acct: Account; rank: bigint; num: number }[] = [];
+    const limit = BigInt(Number.MAX_SAFE_INTEGER);
+    let allSafe = true;
+    const holders = m.holders.positions();
+    for (let i = 0; i < holders.length; i++) {
+      const p = holders[i] as Position;
       if (p.szi > 0 !== long) continue;
       const other = p.owner;
       const ntl = state.notional(m, mark, Math.abs(p.szi));
       const upnl = unrealizedPnl(p, ntl);
-      let equity = p.margin + upnl;
-      if (!state.isIsolated(other, m)) {
+      let equity: bigint;
+      if (state.isIsolated(other, m)) equity = p.margin + upnl;
+      else {
         let cross = this.equity.get(other);
         if (cross === undefined) this.equity.set(other, (cross = crossAccountValue(state, other, marks)));
         equity = cross;
       }
-      ranked.push({ acct: other, rank: (upnl * ntl) / (equity > 0n ? equity : 1n) });
+      const rank = (upnl * ntl) / (equity > 0n ? equity : 1n);
+      if (allSafe && (rank > limit || rank < -limit)) allSafe = false;
+      ranked.push({ acct: other, rank, num: 0 });
     }
     // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else as bigints.
-    const limit = BigInt(Number.MAX_SAFE_INTEGER);
-    if (ranked.every((r) => r.rank <= limit && r.rank >= -limit)) {
-      const byNumber = ranked.map((r) => ({ acct: r.acct, rank: Number(r.rank) }));
-      byNumber.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : b.rank - a.rank));
-      return byNumber.map((r) => r.acct);
-    }
-    ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
-    return ranked.map((r) => r.acct);
+    if (allSafe) {
+      for (let i = 0; i < ranked.length; i++) {
+        const r = ranked[i] as { rank: bigint; num: number };
+        r.num = Number(r.rank);
+      }
+      ranked.sort((a, b) => (a.num === b.num ? (a.acct.address < b.acct.address ? -1 : 1) : b.num - a.num));
+    } else ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+    const order: Account[] = new Array<Account>(ranked.length);
+    for (let i = 0; i < ranked.length; i++) order[i] = (ranked[i] as { acct: Account }).acct;
+    return order;
   }
 }
 
@@ -274,6 +283,9 @@ function autoDeleverage(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMark
   return moved;
 }
 
+/** A liquidation's `method` by which of the book (1), the backstop (2) and auto-deleveraging (4) took part; the book when none did. */
+const METHODS = ['market', 'market', 'backstop', 'market+backstop', 'adl', 'market+adl', 'backstop+adl', 'market+backstop+adl'];
+
 /**
  * Liquidates the positions in `markets` (all cross positions, or one isolated position): orders
  * cancelled, positions closed through the book and then by the backstop. `isolated`: a loss
@@ -297,9 +309,11 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
     else if (autoDeleverage(liqCtx, sweep, acct, m)) viaAdl = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
-  const closed = markets.every((m) => !acct.positions.has(m.asset));
+  let closed = true;
+  for (const m of markets) if (acct.positions.has(m.asset)) closed = false;
   const lost = isolated ? usdcBefore - acct.usdc : -acct.usdc;
-  const crossLeft = [...acct.positions.keys()].some((asset) => !state.isIsolated(acct, state.perps[asset] as PerpMarket));
+  let crossLeft = false;
+  for (const p of acct.positions.values()) if (!state.isIsolated(acct, state.perps[p.asset] as PerpMarket)) crossLeft = true;
   let deficit = 0n;
   if (closed && lost > 0n && (isolated || !crossLeft)) {
     const backstop = state.accounts.get(state.config.clearinghouse.backstop);
@@ -321,7 +335,7 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
       accountValue: formatScaled(before.accountValue, USD_DECIMALS),
       maintenanceMargin: formatScaled(before.maintenanceMargin, USD_DECIMALS),
       liquidatedPositions: positions,
-      method: [viaBook && 'market', viaBackstop && 'backstop', viaAdl && 'adl'].filter((x) => x !== false).join('+') || 'market',
+      method: METHODS[(viaBook ? 1 : 0) + (viaBackstop ? 2 : 0) + (viaAdl ? 4 : 0)] as string,
       deficit: formatScaled(deficit, USD_DECIMALS),
     },
   });
@@ -372,8 +386,10 @@ export function runLiquidations(ctx: TxContext): void {
   const backstop = state.config.clearinghouse.backstop;
   // A liquidation that trades through the book can move the marks: they are taken again after
   // each one, so every account is judged at the marks of the moment.
-  const markAll = () => state.perps.map((m) => state.markPx(m));
-  let marks = markAll();
+  const marks = state.perps.map((m) => state.markPx(m));
+  const markAll = () => {
+    for (let i = 0; i < marks.length; i++) marks[i] = state.markPx(state.perps[i] as PerpMarket);
+  };
   // The screen's per-market constants: USD units per lot and price unit, maintenance per notional.
   const perUnit = state.perps.map((m) => Number(m.ntlScale));
   const mmRate = state.perps.map((m) => state.config.clearinghouse.maintenanceBps / (10_000 * m.config.maxLeverage));
@@ -384,7 +400,7 @@ export function runLiquidations(ctx: TxContext): void {
     if (cross !== null) {
       const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));
       liquidate(ctx, sweep, acct, markets, cross, false);
-      marks = markAll();
+      markAll();
     }
     for (const m of state.perps) {
       const pos = acct.positions.get(m.asset);
@@ -392,7 +408,7 @@ export function runLiquidations(ctx: TxContext): void {
       const f = isolatedFigures(state, m, pos, marks[m.asset] as number);
       if (f.value >= f.maintenance) continue;
       liquidate(ctx, sweep, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
-      marks = markAll();
+      markAll();
     }
   }
 }
