@@ -97,14 +97,14 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
  * Moves `lots` of the liquidated account's position to `taker` at `px`, without fees: both sides
  * get a fill record marked with the liquidation.
  */
-function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
+function transferPosition(ctx: TxContext, sweep: Sweep, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return;
   const ntl = state.notional(m, px, lots);
   const isBuy = pos.szi < 0; // the liquidated side's trade
   const tid = state.ids.nextTid++;
-  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
+  const liquidation = { liquidatedUser: acct.address, markPx: sweep.markText(m), method };
   const pxText = formatScaled(px, m.pxDecimals);
   const szText = formatScaled(lots, m.szDecimals);
   transferSide(ctx, m, acct, isBuy, lots, ntl, tid, pxText, szText, true, liquidation);
@@ -152,7 +152,7 @@ function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMa
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return false;
   const { state } = ctx;
-  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
+  const backstop = sweep.backstop;
   if (backstop === undefined || backstop === acct) return false;
   // Once the backstop refused a side of a market, the rest of the sweep deleverages that side.
   const side = sideKey(m, pos.szi > 0);
@@ -163,7 +163,7 @@ function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMa
     sweep.backstopFull.add(side);
     return false;
   }
-  transferPosition(ctx, acct, backstop, m, lots, mark, 'backstop');
+  transferPosition(ctx, sweep, acct, backstop, m, lots, mark, 'backstop');
   return true;
 }
 
@@ -200,25 +200,42 @@ function sideKey(m: PerpMarket, long: boolean): number {
 class Sweep {
   /** Market sides (`sideKey`) the backstop could not take in this sweep. */
   readonly backstopFull = new Set<number>();
-  private readonly queues = new Map<number, { accounts: Account[]; next: number }>();
+  /** The backstop's account (a sweep creates no accounts). */
+  readonly backstop: Account | undefined;
+  private readonly queues = new Map<number, { positions: Position[]; next: number }>();
   /** Cross equity of each ranked account at the ranking's marks (an account holds several positions). */
   private readonly equity = new Map<Account, bigint>();
 
-  constructor(private readonly ctx: TxContext) {}
+  /** The last mark formatted per market: the mark stays put over most of a sweep's transfers. */
+  private readonly marks = new Map<number, { px: number; text: string }>();
+
+  constructor(private readonly ctx: TxContext) {
+    this.backstop = ctx.state.accounts.get(ctx.state.config.clearinghouse.backstop);
+  }
+
+  /** The market's mark price now, formatted. */
+  markText(m: PerpMarket): string {
+    const px = this.ctx.state.markPx(m);
+    const last = this.marks.get(m.asset);
+    if (last !== undefined && last.px === px) return last.text;
+    const text = formatScaled(px, m.pxDecimals);
+    this.marks.set(m.asset, { px, text });
+    return text;
+  }
 
   /** The queue of `long` (or short) holders of `m`, built on first use; `fresh` ranks again (the queue ran dry). */
-  adlQueue(m: PerpMarket, long: boolean, fresh = false): { accounts: Account[]; next: number } {
+  adlQueue(m: PerpMarket, long: boolean, fresh = false): { positions: Position[]; next: number } {
     const key = sideKey(m, long);
     let q = this.queues.get(key);
-    if (q === undefined || fresh) this.queues.set(key, (q = { accounts: this.rank(m, long), next: 0 }));
+    if (q === undefined || fresh) this.queues.set(key, (q = { positions: this.rank(m, long), next: 0 }));
     return q;
   }
 
-  private rank(m: PerpMarket, long: boolean): Account[] {
+  private rank(m: PerpMarket, long: boolean): Position[] {
     const { state } = this.ctx;
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
-    const ranked: { acct: Account; rank: bigint; num: number }[] = [];
+    const ranked: { acct: Account; pos: Position; rank: bigint; num: number }[] = [];
     const limit = BigInt(Number.MAX_SAFE_INTEGER);
     let allSafe = true;
     const holders = m.holders.positions();
@@ -237,7 +254,7 @@ class Sweep {
       }
       const rank = (upnl * ntl) / (equity > 0n ? equity : 1n);
       if (allSafe && (rank > limit || rank < -limit)) allSafe = false;
-      ranked.push({ acct: other, rank, num: 0 });
+      ranked.push({ acct: other, pos: p, rank, num: 0 });
     }
     // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else as bigints.
     if (allSafe) {
@@ -247,8 +264,8 @@ class Sweep {
       }
       ranked.sort((a, b) => (a.num === b.num ? (a.acct.address < b.acct.address ? -1 : 1) : b.num - a.num));
     } else ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
-    const order: Account[] = new Array<Account>(ranked.length);
-    for (let i = 0; i < ranked.length; i++) order[i] = (ranked[i] as { acct: Account }).acct;
+    const order: Position[] = new Array<Position>(ranked.length);
+    for (let i = 0; i < ranked.length; i++) order[i] = (ranked[i] as { pos: Position }).pos;
     return order;
   }
 }
@@ -263,20 +280,22 @@ function autoDeleverage(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMark
   const px = bankruptcyPx(ctx, acct, m);
   let queue = sweep.adlQueue(m, pos.szi < 0);
   // Holders who took the other side during this sweep are not in its queue: one re-ranking finds them.
-  if (queue.next === queue.accounts.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
+  if (queue.next === queue.positions.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
   let moved = false;
-  while (queue.next < queue.accounts.length) {
+  while (queue.next < queue.positions.length) {
     const left = acct.positions.get(m.asset)?.szi ?? 0;
     if (left === 0) break;
-    const other = queue.accounts[queue.next] as Account;
-    const theirs = other === acct ? 0 : (other.positions.get(m.asset)?.szi ?? 0);
+    const ranked = queue.positions[queue.next] as Position;
+    const other = ranked.owner;
+    // A ranked position still open is the holder's position in m (listed in m's holders); else look again.
+    const theirs = other === acct ? 0 : ranked.holderSlot >= 0 ? ranked.szi : (other.positions.get(m.asset)?.szi ?? 0);
     // Holders whose side changed or who closed (liquidated, deleveraged) since the ranking are skipped.
     if (theirs === 0 || theirs > 0 === left > 0) {
       queue.next++;
       continue;
     }
     const lots = Math.min(Math.abs(left), Math.abs(theirs));
-    transferPosition(ctx, acct, other, m, lots, px, 'adl');
+    transferPosition(ctx, sweep, acct, other, m, lots, px, 'adl');
     moved = true;
     if (lots === Math.abs(theirs)) queue.next++;
   }
