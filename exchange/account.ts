@@ -7,10 +7,6 @@ import { USDC_TOKEN_INDEX } from './config.ts';
 export interface Position {
   /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
   readonly asset: number;
-  /** The account that holds it. */
-  readonly owner: Account;
-  /** Its slot in its market's `HolderList`, -1 when not listed there. Bookkeeping, not state. */
-  holderSlot: number;
   /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
   szi: number;
   /** Cost basis of the open size in USD units, always >= 0. */
@@ -23,6 +19,10 @@ export interface Position {
    * returns in proportion as it closes; funding of an isolated position is paid from it.
    */
   margin: bigint;
+  /** The account that holds it. */
+  readonly owner: Account;
+  /** Its slot in its market's `HolderList`, -1 when not listed there. Bookkeeping, not state. */
+  holderSlot: number;
 }
 
 /** A spot order's hold: `amount` of `token` set aside while it rests. */
@@ -158,7 +158,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
     let p = pos;
-    if (p === undefined) acct.positions.set(asset, (p = { asset, owner: acct, holderSlot: -1, szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
+    if (p === undefined) acct.positions.set(asset, (p = { asset, szi: delta, entryNtl: ntl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
     else {
       p.szi += delta;
       p.entryNtl += ntl;

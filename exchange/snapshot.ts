@@ -144,7 +144,7 @@ function restoreAccount(row: AccountRow): Account {
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
-    acct.positions.set(asset, { asset, owner: acct, holderSlot: -1, szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
+    acct.positions.set(asset, { asset, szi, entryNtl: BigInt(entryNtl), owner: acct, holderSlot: -1, funding: BigInt(funding), margin: BigInt(margin ?? '0') });
   }
   for (const asset of isolated ?? []) acct.isolated.add(asset);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');

@@ -248,7 +248,7 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
       acct.usdc = usdc;
       acct.orderMargin = orderMargin;
       acct.positions.clear();
-      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { asset, owner: acct, holderSlot: -1, szi: p.szi, entryNtl: p.entryNtl, funding: 0n, margin: 0n }));
+      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
       const available = availableMargin(h.ex.state, acct);
       // A need at the boundary (within a few units of what is free) or anywhere.
       const need = near ? Number(available) + delta : Math.abs(delta) * 1e9;
@@ -290,7 +290,7 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
       acct.isolated.clear();
       positions.forEach((p, asset) => {
         if (p === undefined) return;
-        acct.positions.set(asset, { asset, owner: acct, holderSlot: -1, szi: p.szi, entryNtl: p.entryNtl, funding: 0n, margin: 0n });
+        acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n });
         if (p.isolated) acct.isolated.add(asset);
       });
       const n = crossMaintenanceNum(state, acct, marks);
