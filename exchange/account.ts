@@ -145,12 +145,22 @@ function fundIsolated(acct: Account, pos: Position, ntl: bigint, leverage: numbe
   pos.margin += im;
 }
 
+/** `applyFill`'s answer, one object reused by every call (fills are settled one at a time). */
+const change: { startPosition: number; closedPnl: bigint; dir: FillDirection } = { startPosition: 0, closedPnl: 0n, dir: 'Open Long' };
+
+function changed(startPosition: number, closedPnl: bigint, dir: FillDirection): PositionChange {
+  change.startPosition = startPosition;
+  change.closedPnl = closedPnl;
+  change.dir = dir;
+  return change;
+}
+
 /**
  * Applies a fill of `lots` at notional `ntl` (USD units) to the account's position in `asset`:
  * entry is weighted on increase and kept on decrease; the realized PnL of the closed part is
  * credited to the account's USDC. `isolatedLeverage` is the leverage of an isolated position
  * (null for cross): opening lots move their initial margin into the position, closing lots
- * return their share of it.
+ * return their share of it. The returned change is valid until the next call (read it at once).
  */
 export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: number, ntl: bigint, isolatedLeverage: number | null = null): PositionChange {
   const pos = acct.positions.get(asset);
@@ -164,7 +174,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
       p.entryNtl += ntl;
     }
     fundIsolated(acct, p, ntl, isolatedLeverage);
-    return { startPosition: start, closedPnl: 0n, dir: isBuy ? 'Open Long' : 'Open Short' };
+    return changed(start, 0n, isBuy ? 'Open Long' : 'Open Short');
   }
   const open = Math.abs(start);
   const closing = Math.min(lots, open);
@@ -190,7 +200,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   if (pos.szi === 0) acct.positions.delete(asset);
   const dir: FillDirection =
     flipped > 0 ? (start > 0 ? 'Long > Short' : 'Short > Long') : start > 0 ? 'Close Long' : 'Close Short';
-  return { startPosition: start, closedPnl, dir };
+  return changed(start, closedPnl, dir);
 }
 
 /** Unrealized PnL of a position valued at `markNtl` (|szi| * mark in USD units). */

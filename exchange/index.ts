@@ -5,7 +5,7 @@ export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyActi
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord } from './events.ts';
 export type { OraclePrices } from './oracle.ts';
-export { LIQUIDATION_HASH, sweepOrder } from './liquidation.ts';
+export { LIQUIDATION_HASH, sweepOrder, bankruptcyPxExact, bankruptcyPxNum } from './liquidation.ts';
 export type { Market, PerpMarket, SpotMarket } from './markets.ts';
 export { Exchange, knownSigner, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
 export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';

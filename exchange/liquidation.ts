@@ -9,7 +9,7 @@ import { formatScaled } from '../primitives/index.ts';
 import { applyFill, closableLots, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import { availableMargin, crossAccountValue, crossMaintenanceNum, isolatedFigures, marginFigures } from './margin.ts';
+import { availableMargin, crossAccountValue, crossAccountValueNum, crossMaintenanceNum, isolatedFigures, marginFigures } from './margin.ts';
 import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
@@ -177,13 +177,45 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset) as Position;
   const mark = state.markPx(m);
+  if (!state.isIsolated(acct, m)) {
+    // A cross account's value on safe integers when its figures allow (the bigint path below otherwise).
+    const value = crossAccountValueNum(state, acct);
+    if (value !== null) {
+      if (value >= 0) return mark;
+      const px = bankruptcyPxNum(mark, pos.szi, m.ntlScaleNum, value);
+      if (px !== null) return px;
+    }
+  }
   const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : crossAccountValue(state, acct);
   if (equity >= 0n) return mark;
-  // equity(px) = equity + side * (px - mark) * lots * scale = 0
-  const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
+  return bankruptcyPxExact(mark, pos.szi, m.ntlScale, equity);
+}
+
+/**
+ * The price that brings a negative `equity` to zero when the position of `szi` lots closes:
+ * equity + side * (px - mark) * lots * scale = 0, the move rounded up (against the
+ * counterparty), at least 1.
+ */
+export function bankruptcyPxExact(mark: number, szi: number, ntlScale: bigint, equity: bigint): number {
+  const per = BigInt(Math.abs(szi)) * ntlScale;
   const move = (-equity + per - 1n) / per;
-  const px = pos.szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
+  const px = szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
   return Number(px > 0n ? px : 1n);
+}
+
+/**
+ * `bankruptcyPxExact` on safe integers (a negative equity as a number), or null when a figure is
+ * not a safe integer: the rounded-up move is an exact remainder and an exact division.
+ */
+export function bankruptcyPxNum(mark: number, szi: number, ntlScaleNum: number, equity: number): number | null {
+  const per = Math.abs(szi) * ntlScaleNum;
+  const owed = -equity;
+  if (!(per > 0 && owed > 0 && Number.isSafeInteger(per) && Number.isSafeInteger(owed) && Number.isSafeInteger(mark))) return null;
+  const r = owed % per;
+  const move = (owed - r) / per + (r > 0 ? 1 : 0);
+  const px = szi > 0 ? mark + move : mark - move;
+  if (!Number.isSafeInteger(px)) return null;
+  return px > 0 ? px : 1;
 }
 
 /** A market side as one number: the longs or the shorts of `m`. */

@@ -71,7 +71,7 @@ const TERM_BOUND_BIG = BigInt(TERM_BOUND);
  * partial sum is checked to be at most 2^52 before the next term is added, so every sum is below
  * 2^53 and exact. Most accounts take this path (the bigint path allocates at every step).
  */
-function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
+export function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
   const usdc = acct.usdc;
   if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
   let value = Number(usdc);

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { availableMargin, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, views } from '../../exchange/index.ts';
+import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -305,4 +305,27 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
   acct.isolated.clear();
   t.ok(answered > 1000 && underwater > 100, `safe integers answered ${answered} of 5000 cases, ${underwater} of them under water`);
   t.equal(maintenanceOf(state, 50, 12_345_678_901n), BigInt(maintenanceNum(state.config.clearinghouse.maintenanceBps, 50, 12_345_678_901)));
+});
+
+t.test('the bankruptcy price on safe integers equals the bigint one wherever it answers', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  let answered = 0;
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.integer({ min: 1, max: 2_000_000_000 }), fc.integer({ min: 1, max: 1000 })),
+      fc.oneof(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -100, max: 100 })).filter((x) => x !== 0),
+      fc.integer({ min: 0, max: 8 }),
+      fc.oneof(fc.bigInt({ min: -(2n ** 60n), max: -1n }), fc.bigInt({ min: -(10n ** 13n), max: -1n }), fc.bigInt({ min: -1000n, max: -1n })),
+      (mark, szi, k, equity) => {
+        const num = bankruptcyPxNum(mark, szi, 10 ** k, Number(equity));
+        if (num === null || BigInt(Number(equity)) !== equity) return true;
+        answered++;
+        return num === bankruptcyPxExact(mark, szi, 10n ** BigInt(k), equity);
+      },
+    ),
+    { seed, numRuns: 20_000 },
+  );
+  t.ok(answered > 5000, `safe integers answered ${answered} of 20000 cases`);
 });
