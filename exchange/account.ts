@@ -40,10 +40,17 @@ export class Account {
   readonly held = new Map<number, bigint>();
   readonly holds = new Map<number, Hold>();
   readonly positions = new Map<number, Position>();
-  /** Leverage chosen per asset; absent means the market default. */
-  readonly leverage = new Map<number, number>();
-  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). */
-  readonly isolated = new Set<number>();
+  /** Leverage chosen per asset; absent means the market default. Changed through `setLeverage`. */
+  readonly leverage: ReadonlyMap<number, number> = new Map<number, number>();
+  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). Changed through `setIsolated`. */
+  readonly isolated: ReadonlySet<number> = new Set<number>();
+  /**
+   * Whether `leverage` / `isolated` hold anything, kept in step by their setters: the margin
+   * checks read these flags on the account instead of the collections (most accounts never
+   * choose either, and reading a collection's size touches two more objects in memory).
+   */
+  anyLeverage = false;
+  anyIsolated = false;
   /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
   readonly fundingAllTime = new Map<number, bigint>();
   /** Requests (orders, cancels, actions) counted against the address-based budget. */
@@ -71,6 +78,22 @@ export class Account {
     usdc: bigint,
   ) {
     this.usdc = usdc;
+  }
+
+  /** Sets the leverage chosen for an asset, or the market default (undefined). */
+  setLeverage(asset: number, leverage: number | undefined): void {
+    const map = this.leverage as Map<number, number>;
+    if (leverage === undefined) map.delete(asset);
+    else map.set(asset, leverage);
+    this.anyLeverage = map.size !== 0;
+  }
+
+  /** Marks an asset as traded with isolated margin, or not. */
+  setIsolated(asset: number, isolated: boolean): void {
+    const set = this.isolated as Set<number>;
+    if (isolated) set.add(asset);
+    else set.delete(asset);
+    this.anyIsolated = set.size !== 0;
   }
 
   balance(token: number): bigint {

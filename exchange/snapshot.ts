@@ -146,13 +146,13 @@ function restoreAccount(row: AccountRow): Account {
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
     acct.positions.set(asset, { asset, szi, entryNtl: BigInt(entryNtl), owner: acct, holderSlot: -1, funding: BigInt(funding), margin: BigInt(margin ?? '0') });
   }
-  for (const asset of isolated ?? []) acct.isolated.add(asset);
+  for (const asset of isolated ?? []) acct.setIsolated(asset, true);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');
   acct.spotFees = BigInt(pnl?.[1] ?? '0');
   for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);
-  for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
+  for (const [asset, lev] of leverage) acct.setLeverage(asset, lev);
   for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
   return acct;

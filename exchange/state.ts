@@ -124,7 +124,7 @@ export class ExchangeState {
   /** Whether the account's position and orders on this market use isolated margin. */
   isIsolated(acct: Account, market: PerpMarket): boolean {
     // Most accounts never chose isolated margin: the size check skips the set's hash lookup.
-    return market.config.onlyIsolated || (acct.isolated.size !== 0 && acct.isolated.has(market.asset));
+    return market.config.onlyIsolated || (acct.anyIsolated && acct.isolated.has(market.asset));
   }
 
   /** The leverage an isolated fill funds its margin at, or null for cross. */
@@ -133,7 +133,7 @@ export class ExchangeState {
   }
 
   leverage(acct: Account, market: PerpMarket): number {
-    const chosen = acct.leverage.size === 0 ? undefined : acct.leverage.get(market.asset);
+    const chosen = acct.anyLeverage ? acct.leverage.get(market.asset) : undefined;
     return chosen ?? Math.min(this.config.defaultLeverage, market.config.maxLeverage);
   }
 }

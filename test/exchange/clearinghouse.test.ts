@@ -287,11 +287,11 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
     fc.property(fc.oneof(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.bigInt({ min: -(10n ** 13n), max: 10n ** 13n })), fc.array(position, { minLength: 3, maxLength: 3 }), fc.array(mark, { minLength: 3, maxLength: 3 }), (usdc, positions, marks) => {
       acct.usdc = usdc;
       acct.positions.clear();
-      acct.isolated.clear();
+      for (const asset of [...acct.isolated]) acct.setIsolated(asset, false);
       positions.forEach((p, asset) => {
         if (p === undefined) return;
         acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n });
-        if (p.isolated) acct.isolated.add(asset);
+        if (p.isolated) acct.setIsolated(asset, true);
       });
       const n = crossMaintenanceNum(state, acct, marks);
       if (n === null) return true;
@@ -302,7 +302,7 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
     }),
     { seed, numRuns: 5000 },
   );
-  acct.isolated.clear();
+  for (const asset of [...acct.isolated]) acct.setIsolated(asset, false);
   t.ok(answered > 1000 && underwater > 100, `safe integers answered ${answered} of 5000 cases, ${underwater} of them under water`);
   t.equal(maintenanceOf(state, 50, 12_345_678_901n), BigInt(maintenanceNum(state.config.clearinghouse.maintenanceBps, 50, 12_345_678_901)));
 });

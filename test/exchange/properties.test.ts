@@ -67,8 +67,9 @@ function openOids(h: Harness, u: string): [number, number][] {
 }
 
 /**
- * The liquidation sweep's kept order against what it replaced: the union of the markets'
- * holders, sorted (every account in it holding a position). Null when equal.
+ * Bookkeeping kept beside the state: the liquidation sweep's order against what it replaced (the
+ * union of the markets' holders, sorted), each market's holder list against the open positions,
+ * and the accounts' leverage and isolated flags. Null when all agree.
  */
 function sweepOrderDiffers(state: ExchangeState): string | null {
   const union = new Set<string>();
@@ -78,6 +79,10 @@ function sweepOrderDiffers(state: ExchangeState): string | null {
     const open = [...state.accounts.values()].filter((a) => a.positions.has(m.asset));
     if (listed.length !== open.length || listed.some((p, i) => p.holderSlot !== i || p.owner.positions.get(m.asset) !== p)) return `${m.name} holders differ from the open positions`;
     for (const p of listed) union.add(p.owner.address);
+  }
+  // The accounts' flags for their leverage and isolated choices.
+  for (const a of state.accounts.values()) {
+    if (a.anyIsolated !== a.isolated.size > 0 || a.anyLeverage !== a.leverage.size > 0) return `${a.address}'s leverage/isolated flags are out of step`;
   }
   const want = [...union].sort().join(',');
   const got = sweepOrder(state).map((a) => a.address).join(',');
