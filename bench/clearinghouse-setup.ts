@@ -56,23 +56,37 @@ export interface BenchOrder {
   lots: number;
 }
 
-/** Places the orders through the exchange, 100 a block; orders/s and how many were refused. */
+/**
+ * Places the orders through the exchange, 100 a block; orders/s and how many were refused. Only
+ * the blocks' execution is timed: each block's wire transactions (what a client sends, as the
+ * node hands them over after parsing the request) are built just before it, off the clock, and
+ * the run starts after a full collection, as the bare engine's does.
+ */
 export function place(ex: Exchange, orders: BenchOrder[], pxText: (a: number, px: number) => string, szText: string[]): { rate: number; refused: number } {
   let time = ex.state.time;
   let height = ex.height;
   const batch = 100;
-  const t0 = performance.now();
+  (globalThis as { gc?: () => void }).gc?.();
+  let elapsed = 0;
   let refused = 0;
+  const txs = [];
   for (let i = 0; i < orders.length; i += batch) {
-    ex.beginBlock(++height, (time += 1000));
+    time += 1000;
+    txs.length = 0;
     for (let k = i; k < i + batch && k < orders.length; k++) {
       const o = orders[k]!;
-      const out = ex.execute({ hash: '0x', signer: o.user, nonce: time + (k - i), vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a: o.asset, b: o.isBuy, p: pxText(o.asset, o.px), s: szText[o.asset], r: false, t: { limit: { tif: 'Gtc' } } }] } });
+      txs.push({ hash: '0x', signer: o.user, nonce: time + (k - i), vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a: o.asset, b: o.isBuy, p: pxText(o.asset, o.px), s: szText[o.asset], r: false, t: { limit: { tif: 'Gtc' } } }] } });
+    }
+    const t0 = performance.now();
+    ex.beginBlock(++height, time);
+    for (const tx of txs) {
+      const out = ex.execute(tx);
       const st = out.result.status === 'ok' && out.result.response.type === 'order' ? out.result.response.data.statuses[0] : null;
       if (st === null || (typeof st === 'object' && 'error' in (st as object))) refused++;
     }
+    elapsed += performance.now() - t0;
   }
-  return { rate: orders.length / ((performance.now() - t0) / 1000), refused };
+  return { rate: orders.length / (elapsed / 1000), refused };
 }
 
 /** The bench's orders: passive, around the mids (no crossing), each from a random account (seeded). */

@@ -5,6 +5,8 @@ import type { Address } from '../primitives/index.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 
 export interface Position {
+  /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
+  readonly asset: number;
   /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
   szi: number;
   /** Cost basis of the open size in USD units, always >= 0. */
@@ -17,6 +19,10 @@ export interface Position {
    * returns in proportion as it closes; funding of an isolated position is paid from it.
    */
   margin: bigint;
+  /** The account that holds it. */
+  readonly owner: Account;
+  /** Its slot in its market's `HolderList`, -1 when not listed there. Bookkeeping, not state. */
+  holderSlot: number;
 }
 
 /** A spot order's hold: `amount` of `token` set aside while it rests. */
@@ -34,10 +40,17 @@ export class Account {
   readonly held = new Map<number, bigint>();
   readonly holds = new Map<number, Hold>();
   readonly positions = new Map<number, Position>();
-  /** Leverage chosen per asset; absent means the market default. */
-  readonly leverage = new Map<number, number>();
-  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). */
-  readonly isolated = new Set<number>();
+  /** Leverage chosen per asset; absent means the market default. Changed through `setLeverage`. */
+  readonly leverage: ReadonlyMap<number, number> = new Map<number, number>();
+  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). Changed through `setIsolated`. */
+  readonly isolated: ReadonlySet<number> = new Set<number>();
+  /**
+   * Whether `leverage` / `isolated` hold anything, kept in step by their setters: the margin
+   * checks read these flags on the account instead of the collections (most accounts never
+   * choose either, and reading a collection's size touches two more objects in memory).
+   */
+  anyLeverage = false;
+  anyIsolated = false;
   /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
   readonly fundingAllTime = new Map<number, bigint>();
   /** Requests (orders, cancels, actions) counted against the address-based budget. */
@@ -54,12 +67,33 @@ export class Account {
   /** Initial margin reserved by each resting perp order, and their sum. */
   readonly margins = new Map<number, bigint>();
   orderMargin = 0n;
+  /**
+   * In the liquidation sweep's order (`ExchangeState.sweepOrder` or `newHolders`): set when the
+   * account first holds a position, cleared when a sweep finds it holding none. A cache, not state.
+   */
+  sweepListed = false;
 
   constructor(
     readonly address: Address,
     usdc: bigint,
   ) {
     this.usdc = usdc;
+  }
+
+  /** Sets the leverage chosen for an asset, or the market default (undefined). */
+  setLeverage(asset: number, leverage: number | undefined): void {
+    const map = this.leverage as Map<number, number>;
+    if (leverage === undefined) map.delete(asset);
+    else map.set(asset, leverage);
+    this.anyLeverage = map.size !== 0;
+  }
+
+  /** Marks an asset as traded with isolated margin, or not. */
+  setIsolated(asset: number, isolated: boolean): void {
+    const set = this.isolated as Set<number>;
+    if (isolated) set.add(asset);
+    else set.delete(asset);
+    this.anyIsolated = set.size !== 0;
   }
 
   balance(token: number): bigint {
@@ -134,12 +168,22 @@ function fundIsolated(acct: Account, pos: Position, ntl: bigint, leverage: numbe
   pos.margin += im;
 }
 
+/** `applyFill`'s answer, one object reused by every call (fills are settled one at a time). */
+const change: { startPosition: number; closedPnl: bigint; dir: FillDirection } = { startPosition: 0, closedPnl: 0n, dir: 'Open Long' };
+
+function changed(startPosition: number, closedPnl: bigint, dir: FillDirection): PositionChange {
+  change.startPosition = startPosition;
+  change.closedPnl = closedPnl;
+  change.dir = dir;
+  return change;
+}
+
 /**
  * Applies a fill of `lots` at notional `ntl` (USD units) to the account's position in `asset`:
  * entry is weighted on increase and kept on decrease; the realized PnL of the closed part is
  * credited to the account's USDC. `isolatedLeverage` is the leverage of an isolated position
  * (null for cross): opening lots move their initial margin into the position, closing lots
- * return their share of it.
+ * return their share of it. The returned change is valid until the next call (read it at once).
  */
 export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: number, ntl: bigint, isolatedLeverage: number | null = null): PositionChange {
   const pos = acct.positions.get(asset);
@@ -147,23 +191,27 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
     let p = pos;
-    if (p === undefined) acct.positions.set(asset, (p = { szi: delta, entryNtl: ntl, funding: 0n, margin: 0n }));
+    if (p === undefined) acct.positions.set(asset, (p = { asset, szi: delta, entryNtl: ntl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
     else {
       p.szi += delta;
       p.entryNtl += ntl;
     }
     fundIsolated(acct, p, ntl, isolatedLeverage);
-    return { startPosition: start, closedPnl: 0n, dir: isBuy ? 'Open Long' : 'Open Short' };
+    return changed(start, 0n, isBuy ? 'Open Long' : 'Open Short');
   }
   const open = Math.abs(start);
   const closing = Math.min(lots, open);
   const closingNtl = closing === lots ? ntl : (ntl * BigInt(closing)) / BigInt(lots);
   const basis = closing === open ? pos.entryNtl : (pos.entryNtl * BigInt(closing)) / BigInt(open);
   const closedPnl = start > 0 ? closingNtl - basis : basis - closingNtl;
-  const released = closing === open ? pos.margin : (pos.margin * BigInt(closing)) / BigInt(open);
-  acct.usdc += closedPnl + released;
-  pos.margin -= released;
-  pos.entryNtl -= basis;
+  // A cross position has no margin of its own: nothing to release (and no bigint to allocate).
+  if (pos.margin === 0n) acct.usdc += closedPnl;
+  else {
+    const released = closing === open ? pos.margin : (pos.margin * BigInt(closing)) / BigInt(open);
+    acct.usdc += closedPnl + released;
+    pos.margin -= released;
+  }
+  pos.entryNtl = closing === open ? 0n : pos.entryNtl - basis; // all of it closed: basis is the whole entry
   pos.szi += isBuy ? closing : -closing;
   const flipped = lots - closing;
   if (flipped > 0) {
@@ -175,7 +223,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   if (pos.szi === 0) acct.positions.delete(asset);
   const dir: FillDirection =
     flipped > 0 ? (start > 0 ? 'Long > Short' : 'Short > Long') : start > 0 ? 'Close Long' : 'Close Short';
-  return { startPosition: start, closedPnl, dir };
+  return changed(start, closedPnl, dir);
 }
 
 /** Unrealized PnL of a position valued at `markNtl` (|szi| * mark in USD units). */

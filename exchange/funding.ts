@@ -66,10 +66,9 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
   if (rate === 0n) return;
   const oracle = BigInt(m.engine.oraclePx);
   const abs = rate < 0n ? -rate : rate;
-  for (const user of [...m.holders].sort()) {
-    const acct = state.accounts.get(user);
-    const pos = acct?.positions.get(m.asset);
-    if (acct === undefined || pos === undefined) continue;
+  // In address order of the holders.
+  for (const pos of [...m.holders.positions()].sort((a, b) => (a.owner.address < b.owner.address ? -1 : a.owner.address > b.owner.address ? 1 : 0))) {
+    const acct = pos.owner;
     const ntl = BigInt(Math.abs(pos.szi)) * oracle * m.ntlScale;
     const pays = pos.szi > 0 === rate > 0n;
     const amount = pays ? (ntl * abs + PPB - 1n) / PPB : (ntl * abs) / PPB;
@@ -87,7 +86,7 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
       szi: formatScaled(pos.szi, m.szDecimals),
       fundingRate: rateString(rate),
     };
-    ctx.events.push({ kind: 'funding', user, funding: record });
+    ctx.events.push({ kind: 'funding', user: acct.address, funding: record });
   }
 }
 

@@ -5,7 +5,7 @@ export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyActi
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord } from './events.ts';
 export type { OraclePrices } from './oracle.ts';
-export { LIQUIDATION_HASH } from './liquidation.ts';
+export { LIQUIDATION_HASH, sweepOrder, bankruptcyPxExact, bankruptcyPxNum } from './liquidation.ts';
 export type { Market, PerpMarket, SpotMarket } from './markets.ts';
 export { Exchange, knownSigner, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
 export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';
@@ -21,5 +21,5 @@ export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';
 export { NumMap } from './engine/num-map.ts';
 export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
-export { availableMargin, freeMarginCovers } from './margin.ts';
+export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
 export type { Account } from './account.ts';

@@ -38,13 +38,12 @@ export function updateLeverage(ctx: TxContext, acct: Account, action: UpdateLeve
     if (pos.margin < need) return exchangeError('INSUFFICIENT_MARGIN', `the isolated position on ${m.name} needs more margin at ${action.leverage}x`);
   }
   const previous = acct.leverage.get(m.asset);
-  const setMode = (isolated: boolean) => (isolated && !m.config.onlyIsolated ? acct.isolated.add(m.asset) : acct.isolated.delete(m.asset));
-  acct.leverage.set(m.asset, action.leverage);
+  const setMode = (isolated: boolean) => acct.setIsolated(m.asset, isolated && !m.config.onlyIsolated);
+  acct.setLeverage(m.asset, action.leverage);
   setMode(!action.isCross);
   recomputeOrderMargins(state, acct, m);
   if (availableMargin(state, acct) < 0n) {
-    if (previous === undefined) acct.leverage.delete(m.asset);
-    else acct.leverage.set(m.asset, previous);
+    acct.setLeverage(m.asset, previous);
     setMode(wasIsolated);
     recomputeOrderMargins(state, acct, m);
     return exchangeError('INSUFFICIENT_MARGIN', `positions and orders on ${m.name} need more margin at ${action.leverage}x`);

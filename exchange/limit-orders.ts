@@ -5,7 +5,7 @@ import { divRound, formatScaled } from '../primitives/index.ts';
 import { closableLots, type Account } from './account.ts';
 import type { OrderRequest } from './actions.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
-import { TIF_ALO, TIF_GTC, TIF_IOC, type TifCode } from './engine/book-order.ts';
+import { TIF_ALO, TIF_GTC, TIF_IOC, type BookOrder, type TifCode } from './engine/book-order.ts';
 import {
   REJECT_BAD_NUMBER, REJECT_DUPLICATE_CLOID, REJECT_IOC_NO_MATCH, REJECT_MAX_OPEN, REJECT_MIN_SIZE,
   REJECT_POST_ONLY, REJECT_PRICE_BAND, REJECT_SIG_FIGS, REJECT_TICK,
@@ -138,8 +138,9 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   const fills = engine.fillCount === 0 ? NONE : engine.fills.slice(0, engine.fillCount);
   const filledLots = engine.filled;
   const resting = engine.orders.get(spec.oid) ?? null;
-  for (const o of selfTradeCancels) orderLeft(ctx, m, o, 'selfTradeCanceled');
-  const filledNtl = settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
+  for (let i = 0; i < selfTradeCancels.length; i++) orderLeft(ctx, m, selfTradeCancels[i] as BookOrder, 'selfTradeCanceled');
+  // Most orders rest without trading: no taker record to build then.
+  const filledNtl = fills.length === 0 ? 0n : settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
   if (resting !== null) {
     if (m.kind === 'spot') {
       const hold = spotHold(ctx, m, spec.isBuy, spec.px, resting.sz);

@@ -9,7 +9,7 @@ import { formatScaled } from '../primitives/index.ts';
 import { applyFill, closableLots, unrealizedPnl, type Account, type Position } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
-import { availableMargin, crossAccountValue, isolatedFigures, marginFigures, type MarginFigures } from './margin.ts';
+import { availableMargin, crossAccountValue, crossAccountValueNum, crossMaintenanceNum, isolatedFigures, marginFigures } from './margin.ts';
 import { newOrderMargin } from './order-margin.ts';
 import type { PerpMarket } from './markets.ts';
 import { emitTrigger, orderLeft, type TxContext } from './order-context.ts';
@@ -19,12 +19,19 @@ import { submitLimit } from './limit-orders.ts';
 import { trackHolder } from './settlement.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { slippedPx } from './trigger-orders.ts';
+import type { ExchangeState } from './state.ts';
 
 /** Fills of liquidations carry no transaction: this hash marks them. */
 export const LIQUIDATION_HASH = `0x${'0'.repeat(64)}`;
 
-/** The account's cross figures when its cross positions are below maintenance margin, else null. */
-function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): MarginFigures | null {
+/**
+ * The account's cross value and maintenance margin when its cross positions are below maintenance
+ * margin, else null: on safe integers when the figures are small enough (`crossMaintenanceNum`,
+ * exact), else on bigints.
+ */
+function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]): { accountValue: bigint; maintenanceMargin: bigint } | null {
+  const n = crossMaintenanceNum(ctx.state, acct, marks);
+  if (n !== null) return n.ntl > 0 && n.value < n.maintenance ? { accountValue: BigInt(n.value), maintenanceMargin: BigInt(n.maintenance) } : null;
   const f = marginFigures(ctx.state, acct, marks);
   return f.totalNtlPos > 0n && f.accountValue < f.maintenanceMargin ? f : null;
 }
@@ -41,7 +48,8 @@ function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[], pe
   const { state } = ctx;
   let value = Number(acct.usdc);
   let maintenance = 0;
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const m = state.perps[asset];
     if (m === undefined) return false;
     const ntl = Math.abs(pos.szi) * (marks[asset] as number) * (perUnit[asset] as number);
@@ -89,14 +97,14 @@ function closeThroughBook(ctx: TxContext, acct: Account, m: PerpMarket): void {
  * Moves `lots` of the liquidated account's position to `taker` at `px`, without fees: both sides
  * get a fill record marked with the liquidation.
  */
-function transferPosition(ctx: TxContext, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
+function transferPosition(ctx: TxContext, sweep: Sweep, acct: Account, taker: Account, m: PerpMarket, lots: number, px: number, method: 'backstop' | 'adl'): void {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return;
   const ntl = state.notional(m, px, lots);
   const isBuy = pos.szi < 0; // the liquidated side's trade
   const tid = state.ids.nextTid++;
-  const liquidation = { liquidatedUser: acct.address, markPx: formatScaled(state.markPx(m), m.pxDecimals), method };
+  const liquidation = { liquidatedUser: acct.address, markPx: sweep.markText(m), method };
   const pxText = formatScaled(px, m.pxDecimals);
   const szText = formatScaled(lots, m.szDecimals);
   transferSide(ctx, m, acct, isBuy, lots, ntl, tid, pxText, szText, true, liquidation);
@@ -109,9 +117,10 @@ function transferSide(
   ctx: TxContext, m: PerpMarket, who: Account, buy: boolean, lots: number, ntl: bigint, tid: number,
   px: string, sz: string, crossed: boolean, liquidation: NonNullable<FillRecord['liquidation']>,
 ): void {
+  const before = who.positions.get(m.asset);
   const change = applyFill(who, m.asset, buy, lots, ntl, ctx.state.isolatedLeverage(who, m));
-  who.perpRealized += change.closedPnl;
-  trackHolder(m, who);
+  if (change.closedPnl !== 0n) who.perpRealized += change.closedPnl;
+  trackHolder(ctx.state, m, who, before);
   ctx.events.push({
     kind: 'fill',
     user: who.address,
@@ -143,7 +152,7 @@ function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMa
   const pos = acct.positions.get(m.asset);
   if (pos === undefined) return false;
   const { state } = ctx;
-  const backstop = state.accounts.get(state.config.clearinghouse.backstop);
+  const backstop = sweep.backstop;
   if (backstop === undefined || backstop === acct) return false;
   // Once the backstop refused a side of a market, the rest of the sweep deleverages that side.
   const side = sideKey(m, pos.szi > 0);
@@ -154,7 +163,7 @@ function backstopTakeover(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMa
     sweep.backstopFull.add(side);
     return false;
   }
-  transferPosition(ctx, acct, backstop, m, lots, mark, 'backstop');
+  transferPosition(ctx, sweep, acct, backstop, m, lots, mark, 'backstop');
   return true;
 }
 
@@ -168,13 +177,45 @@ function bankruptcyPx(ctx: TxContext, acct: Account, m: PerpMarket): number {
   const { state } = ctx;
   const pos = acct.positions.get(m.asset) as Position;
   const mark = state.markPx(m);
+  if (!state.isIsolated(acct, m)) {
+    // A cross account's value on safe integers when its figures allow (the bigint path below otherwise).
+    const value = crossAccountValueNum(state, acct);
+    if (value !== null) {
+      if (value >= 0) return mark;
+      const px = bankruptcyPxNum(mark, pos.szi, m.ntlScaleNum, value);
+      if (px !== null) return px;
+    }
+  }
   const equity = state.isIsolated(acct, m) ? isolatedFigures(state, m, pos, mark).value : crossAccountValue(state, acct);
   if (equity >= 0n) return mark;
-  // equity(px) = equity + side * (px - mark) * lots * scale = 0
-  const per = BigInt(Math.abs(pos.szi)) * m.ntlScale;
+  return bankruptcyPxExact(mark, pos.szi, m.ntlScale, equity);
+}
+
+/**
+ * The price that brings a negative `equity` to zero when the position of `szi` lots closes:
+ * equity + side * (px - mark) * lots * scale = 0, the move rounded up (against the
+ * counterparty), at least 1.
+ */
+export function bankruptcyPxExact(mark: number, szi: number, ntlScale: bigint, equity: bigint): number {
+  const per = BigInt(Math.abs(szi)) * ntlScale;
   const move = (-equity + per - 1n) / per;
-  const px = pos.szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
+  const px = szi > 0 ? BigInt(mark) + move : BigInt(mark) - move;
   return Number(px > 0n ? px : 1n);
+}
+
+/**
+ * `bankruptcyPxExact` on safe integers (a negative equity as a number), or null when a figure is
+ * not a safe integer: the rounded-up move is an exact remainder and an exact division.
+ */
+export function bankruptcyPxNum(mark: number, szi: number, ntlScaleNum: number, equity: number): number | null {
+  const per = Math.abs(szi) * ntlScaleNum;
+  const owed = -equity;
+  if (!(per > 0 && owed > 0 && Number.isSafeInteger(per) && Number.isSafeInteger(owed) && Number.isSafeInteger(mark))) return null;
+  const r = owed % per;
+  const move = (owed - r) / per + (r > 0 ? 1 : 0);
+  const px = szi > 0 ? mark + move : mark - move;
+  if (!Number.isSafeInteger(px)) return null;
+  return px > 0 ? px : 1;
 }
 
 /** A market side as one number: the longs or the shorts of `m`. */
@@ -191,48 +232,73 @@ function sideKey(m: PerpMarket, long: boolean): number {
 class Sweep {
   /** Market sides (`sideKey`) the backstop could not take in this sweep. */
   readonly backstopFull = new Set<number>();
-  private readonly queues = new Map<number, { accounts: Account[]; next: number }>();
+  /** The backstop's account (a sweep creates no accounts). */
+  readonly backstop: Account | undefined;
+  private readonly queues = new Map<number, { positions: Position[]; next: number }>();
   /** Cross equity of each ranked account at the ranking's marks (an account holds several positions). */
   private readonly equity = new Map<Account, bigint>();
 
-  constructor(private readonly ctx: TxContext) {}
+  /** The last mark formatted per market: the mark stays put over most of a sweep's transfers. */
+  private readonly marks = new Map<number, { px: number; text: string }>();
+
+  constructor(private readonly ctx: TxContext) {
+    this.backstop = ctx.state.accounts.get(ctx.state.config.clearinghouse.backstop);
+  }
+
+  /** The market's mark price now, formatted. */
+  markText(m: PerpMarket): string {
+    const px = this.ctx.state.markPx(m);
+    const last = this.marks.get(m.asset);
+    if (last !== undefined && last.px === px) return last.text;
+    const text = formatScaled(px, m.pxDecimals);
+    this.marks.set(m.asset, { px, text });
+    return text;
+  }
 
   /** The queue of `long` (or short) holders of `m`, built on first use; `fresh` ranks again (the queue ran dry). */
-  adlQueue(m: PerpMarket, long: boolean, fresh = false): { accounts: Account[]; next: number } {
+  adlQueue(m: PerpMarket, long: boolean, fresh = false): { positions: Position[]; next: number } {
     const key = sideKey(m, long);
     let q = this.queues.get(key);
-    if (q === undefined || fresh) this.queues.set(key, (q = { accounts: this.rank(m, long), next: 0 }));
+    if (q === undefined || fresh) this.queues.set(key, (q = { positions: this.rank(m, long), next: 0 }));
     return q;
   }
 
-  private rank(m: PerpMarket, long: boolean): Account[] {
+  private rank(m: PerpMarket, long: boolean): Position[] {
     const { state } = this.ctx;
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
-    const ranked: { acct: Account; rank: bigint }[] = [];
-    for (const holder of m.holders) {
-      const other = state.accounts.get(holder);
-      const p = other?.positions.get(m.asset);
-      if (other === undefined || p === undefined || p.szi > 0 !== long) continue;
+    const ranked: { acct: Account; pos: Position; rank: bigint; num: number }[] = [];
+    const limit = BigInt(Number.MAX_SAFE_INTEGER);
+    let allSafe = true;
+    const holders = m.holders.positions();
+    for (let i = 0; i < holders.length; i++) {
+      const p = holders[i] as Position;
+      if (p.szi > 0 !== long) continue;
+      const other = p.owner;
       const ntl = state.notional(m, mark, Math.abs(p.szi));
       const upnl = unrealizedPnl(p, ntl);
-      let equity = p.margin + upnl;
-      if (!state.isIsolated(other, m)) {
+      let equity: bigint;
+      if (state.isIsolated(other, m)) equity = p.margin + upnl;
+      else {
         let cross = this.equity.get(other);
         if (cross === undefined) this.equity.set(other, (cross = crossAccountValue(state, other, marks)));
         equity = cross;
       }
-      ranked.push({ acct: other, rank: (upnl * ntl) / (equity > 0n ? equity : 1n) });
+      const rank = (upnl * ntl) / (equity > 0n ? equity : 1n);
+      if (allSafe && (rank > limit || rank < -limit)) allSafe = false;
+      ranked.push({ acct: other, pos: p, rank, num: 0 });
     }
     // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else as bigints.
-    const limit = BigInt(Number.MAX_SAFE_INTEGER);
-    if (ranked.every((r) => r.rank <= limit && r.rank >= -limit)) {
-      const byNumber = ranked.map((r) => ({ acct: r.acct, rank: Number(r.rank) }));
-      byNumber.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : b.rank - a.rank));
-      return byNumber.map((r) => r.acct);
-    }
-    ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
-    return ranked.map((r) => r.acct);
+    if (allSafe) {
+      for (let i = 0; i < ranked.length; i++) {
+        const r = ranked[i] as { rank: bigint; num: number };
+        r.num = Number(r.rank);
+      }
+      ranked.sort((a, b) => (a.num === b.num ? (a.acct.address < b.acct.address ? -1 : 1) : b.num - a.num));
+    } else ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
+    const order: Position[] = new Array<Position>(ranked.length);
+    for (let i = 0; i < ranked.length; i++) order[i] = (ranked[i] as { pos: Position }).pos;
+    return order;
   }
 }
 
@@ -246,25 +312,30 @@ function autoDeleverage(ctx: TxContext, sweep: Sweep, acct: Account, m: PerpMark
   const px = bankruptcyPx(ctx, acct, m);
   let queue = sweep.adlQueue(m, pos.szi < 0);
   // Holders who took the other side during this sweep are not in its queue: one re-ranking finds them.
-  if (queue.next === queue.accounts.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
+  if (queue.next === queue.positions.length) queue = sweep.adlQueue(m, pos.szi < 0, true);
   let moved = false;
-  while (queue.next < queue.accounts.length) {
+  while (queue.next < queue.positions.length) {
     const left = acct.positions.get(m.asset)?.szi ?? 0;
     if (left === 0) break;
-    const other = queue.accounts[queue.next] as Account;
-    const theirs = other === acct ? 0 : (other.positions.get(m.asset)?.szi ?? 0);
+    const ranked = queue.positions[queue.next] as Position;
+    const other = ranked.owner;
+    // A ranked position still open is the holder's position in m (listed in m's holders); else look again.
+    const theirs = other === acct ? 0 : ranked.holderSlot >= 0 ? ranked.szi : (other.positions.get(m.asset)?.szi ?? 0);
     // Holders whose side changed or who closed (liquidated, deleveraged) since the ranking are skipped.
     if (theirs === 0 || theirs > 0 === left > 0) {
       queue.next++;
       continue;
     }
     const lots = Math.min(Math.abs(left), Math.abs(theirs));
-    transferPosition(ctx, acct, other, m, lots, px, 'adl');
+    transferPosition(ctx, sweep, acct, other, m, lots, px, 'adl');
     moved = true;
     if (lots === Math.abs(theirs)) queue.next++;
   }
   return moved;
 }
+
+/** A liquidation's `method` by which of the book (1), the backstop (2) and auto-deleveraging (4) took part; the book when none did. */
+const METHODS = ['market', 'market', 'backstop', 'market+backstop', 'adl', 'market+adl', 'backstop+adl', 'market+backstop+adl'];
 
 /**
  * Liquidates the positions in `markets` (all cross positions, or one isolated position): orders
@@ -289,9 +360,11 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
     else if (autoDeleverage(liqCtx, sweep, acct, m)) viaAdl = true;
   }
   // A loss beyond the collateral is the insurance's: the backstop pays it.
-  const closed = markets.every((m) => !acct.positions.has(m.asset));
+  let closed = true;
+  for (const m of markets) if (acct.positions.has(m.asset)) closed = false;
   const lost = isolated ? usdcBefore - acct.usdc : -acct.usdc;
-  const crossLeft = [...acct.positions.keys()].some((asset) => !state.isIsolated(acct, state.perps[asset] as PerpMarket));
+  let crossLeft = false;
+  for (const p of acct.positions.values()) if (!state.isIsolated(acct, state.perps[p.asset] as PerpMarket)) crossLeft = true;
   let deficit = 0n;
   if (closed && lost > 0n && (isolated || !crossLeft)) {
     const backstop = state.accounts.get(state.config.clearinghouse.backstop);
@@ -313,10 +386,38 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
       accountValue: formatScaled(before.accountValue, USD_DECIMALS),
       maintenanceMargin: formatScaled(before.maintenanceMargin, USD_DECIMALS),
       liquidatedPositions: positions,
-      method: [viaBook && 'market', viaBackstop && 'backstop', viaAdl && 'adl'].filter((x) => x !== false).join('+') || 'market',
+      method: METHODS[(viaBook ? 1 : 0) + (viaBackstop ? 2 : 0) + (viaAdl ? 4 : 0)] as string,
       deficit: formatScaled(deficit, USD_DECIMALS),
     },
   });
+}
+
+const byAddress = (a: Account, b: Account): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+
+/**
+ * The accounts holding a perp position now, in address order: the union of the markets'
+ * holders, sorted. Kept in `state.sweepOrder` between sweeps: the accounts that started holding
+ * since the last sweep are sorted and merged in, and the accounts that hold nothing any more are
+ * dropped (and unlisted, so that a position later lists them again). Linear in the holders, with
+ * a sort of only the new ones.
+ */
+export function sweepOrder(state: ExchangeState): Account[] {
+  const fresh = state.newHolders;
+  const old = state.sweepOrder;
+  const out: Account[] = [];
+  const keep = (a: Account) => {
+    if (a.positions.size > 0) out.push(a);
+    else a.sweepListed = false;
+  };
+  fresh.sort(byAddress);
+  let i = 0;
+  let j = 0;
+  while (i < old.length && j < fresh.length) keep(byAddress(old[i] as Account, fresh[j] as Account) < 0 ? (old[i++] as Account) : (fresh[j++] as Account));
+  while (i < old.length) keep(old[i++] as Account);
+  while (j < fresh.length) keep(fresh[j++] as Account);
+  state.sweepOrder = out;
+  state.newHolders = [];
+  return out;
 }
 
 /** Full sweeps run at most this often (block time), and whenever an oracle price moved. */
@@ -333,25 +434,24 @@ export function runLiquidations(ctx: TxContext): void {
   if (state.time - state.lastSweep < SWEEP_INTERVAL_MS && oracles === state.lastSweepOracles) return;
   state.lastSweep = state.time;
   state.lastSweepOracles = oracles;
-  const holders = new Set<string>();
-  for (const m of state.perps) for (const h of m.holders) holders.add(h);
-  holders.delete(state.config.clearinghouse.backstop);
+  const backstop = state.config.clearinghouse.backstop;
   // A liquidation that trades through the book can move the marks: they are taken again after
   // each one, so every account is judged at the marks of the moment.
-  const markAll = () => state.perps.map((m) => state.markPx(m));
-  let marks = markAll();
+  const marks = state.perps.map((m) => state.markPx(m));
+  const markAll = () => {
+    for (let i = 0; i < marks.length; i++) marks[i] = state.markPx(state.perps[i] as PerpMarket);
+  };
   // The screen's per-market constants: USD units per lot and price unit, maintenance per notional.
   const perUnit = state.perps.map((m) => Number(m.ntlScale));
   const mmRate = state.perps.map((m) => state.config.clearinghouse.maintenanceBps / (10_000 * m.config.maxLeverage));
   const sweep = new Sweep(ctx);
-  for (const user of [...holders].sort()) {
-    const acct = state.accounts.get(user);
-    if (acct === undefined || clearlySafe(ctx, acct, marks, perUnit, mmRate)) continue;
+  for (const acct of sweepOrder(state)) {
+    if (acct.address === backstop || clearlySafe(ctx, acct, marks, perUnit, mmRate)) continue;
     const cross = crossUnderwater(ctx, acct, marks);
     if (cross !== null) {
       const markets = state.perps.filter((m) => acct.positions.has(m.asset) && !state.isIsolated(acct, m));
       liquidate(ctx, sweep, acct, markets, cross, false);
-      marks = markAll();
+      markAll();
     }
     for (const m of state.perps) {
       const pos = acct.positions.get(m.asset);
@@ -359,7 +459,7 @@ export function runLiquidations(ctx: TxContext): void {
       const f = isolatedFigures(state, m, pos, marks[m.asset] as number);
       if (f.value >= f.maintenance) continue;
       liquidate(ctx, sweep, acct, [m], { accountValue: f.value, maintenanceMargin: f.maintenance }, true);
-      marks = markAll();
+      markAll();
     }
   }
 }

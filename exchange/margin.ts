@@ -28,7 +28,8 @@ export function marginFigures(state: ExchangeState, acct: Account, marks?: reado
   let maintenanceMargin = 0n;
   let isolatedValue = 0n;
   let isolatedNtl = 0n;
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const market = state.perps[asset];
     if (market === undefined) continue;
     const ntl = state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
@@ -50,7 +51,8 @@ export function crossAccountValue(state: ExchangeState, acct: Account, marks?: r
   const fast = crossAccountValueNum(state, acct, marks);
   if (fast !== null) return BigInt(fast);
   let value = acct.usdc;
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const market = state.perps[asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
     value += unrealizedPnl(pos, state.notional(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi)));
@@ -69,11 +71,12 @@ const TERM_BOUND_BIG = BigInt(TERM_BOUND);
  * partial sum is checked to be at most 2^52 before the next term is added, so every sum is below
  * 2^53 and exact. Most accounts take this path (the bigint path allocates at every step).
  */
-function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
+export function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
   const usdc = acct.usdc;
   if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
   let value = Number(usdc);
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const market = state.perps[asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
     const ntl = notionalNum(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
@@ -83,6 +86,52 @@ function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: reado
     value += pos.szi > 0 ? ntl - entry : entry - ntl;
   }
   return value;
+}
+
+/**
+ * The cross figures a liquidation check needs, `marginFigures`' accountValue, maintenanceMargin
+ * and totalNtlPos, on safe integers; null when a figure is too large to be sure of it (then only
+ * `marginFigures` is exact). Bounds as in `crossAccountValueNum`: every term below 2^50, every
+ * partial sum checked to be at most 2^52 before a term is added. Each maintenance margin is
+ * `maintenanceOf` split at the divisor so that no product leaves the safe integers.
+ */
+export function crossMaintenanceNum(state: ExchangeState, acct: Account, marks: readonly number[]): { value: number; maintenance: number; ntl: number } | null {
+  const usdc = acct.usdc;
+  if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
+  const bps = state.config.clearinghouse.maintenanceBps;
+  let value = Number(usdc);
+  let maintenance = 0;
+  let total = 0;
+  for (const pos of acct.positions.values()) {
+    const market = state.perps[pos.asset];
+    if (market === undefined || state.isIsolated(acct, market)) continue;
+    const ntl = notionalNum(market, marks[pos.asset] as number, Math.abs(pos.szi));
+    if (ntl < 0 || ntl > TERM_BOUND || pos.entryNtl > TERM_BOUND_BIG) return null; // entryNtl is never negative
+    const mm = maintenanceNum(bps, market.config.maxLeverage, ntl);
+    if (mm < 0) return null;
+    const entry = Number(pos.entryNtl);
+    if (value > SUM_BOUND || value < -SUM_BOUND || maintenance > SUM_BOUND || total > SUM_BOUND) return null;
+    value += pos.szi > 0 ? ntl - entry : entry - ntl;
+    maintenance += mm;
+    total += ntl;
+  }
+  return { value, maintenance, ntl: total };
+}
+
+/**
+ * `maintenanceOf` of a safe notional (at most 2^50) on numbers: ceil(ntl * bps / den) as
+ * q * bps + ceil(r * bps / den) with ntl = q * den + r, every step an exact integer (r * bps
+ * is below den * bps, and q * bps at most ntl when bps <= den); -1 when bps > den or the
+ * constants are not small integers (then only the bigint form is exact).
+ */
+export function maintenanceNum(bps: number, maxLeverage: number, ntl: number): number {
+  const den = 10_000 * maxLeverage;
+  if (!(bps >= 0 && bps <= den && Number.isSafeInteger(bps) && Number.isSafeInteger(den) && den * bps <= Number.MAX_SAFE_INTEGER)) return -1;
+  const r = ntl % den;
+  const q = (ntl - r) / den;
+  const t = r * bps;
+  const tr = t % den;
+  return q * bps + (t - tr) / den + (tr > 0 ? 1 : 0);
 }
 
 /** An isolated position's own figures at a mark: margin plus unrealized PnL, and its maintenance margin. */
@@ -105,7 +154,8 @@ export function maintenanceOf(state: ExchangeState, maxLeverage: number, ntl: bi
  */
 export function availableMargin(state: ExchangeState, acct: Account): bigint {
   let free = acct.usdc - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const market = state.perps[asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
     const ntl = state.notional(market, state.markPx(market), Math.abs(pos.szi));
@@ -127,7 +177,8 @@ export function freeMarginCovers(state: ExchangeState, acct: Account, need: numb
   let free = usdc - reserved;
   let magnitude = Math.abs(usdc) + Math.abs(reserved) + need;
   let terms = 3;
-  for (const [asset, pos] of acct.positions) {
+  for (const pos of acct.positions.values()) {
+    const asset = pos.asset;
     const market = state.perps[asset];
     if (market === undefined) return null;
     if (state.isIsolated(acct, market)) continue;

@@ -5,6 +5,7 @@ import {
   SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, perpPxDecimals, spotPxDecimals, pairName,
   type ExchangeConfig, type PerpMarketConfig, type SpotPairConfig, type SpotTokenConfig,
 } from './config.ts';
+import { HolderList } from './holders.ts';
 import { MatchingEngine, type IdSource } from './engine/matching-engine.ts';
 import { TriggerBook } from './triggers.ts';
 
@@ -43,8 +44,8 @@ export interface PerpMarket extends MarketBase {
   /** The last funding rate paid (ppb per interval) and the average premium it came from. */
   lastFundingRate: bigint;
   lastPremium: bigint;
-  /** Accounts with a position in this market. */
-  readonly holders: Set<string>;
+  /** The positions open in this market. */
+  readonly holders: HolderList;
   /** Traded notional per hour of the last 24 (USD units), ring indexed by hour % 24. */
   readonly hourlyVolume: bigint[];
   /** Mark price at the start of each of the last 24 hours, same ring; 0 where unknown. */
@@ -91,7 +92,7 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
       premiumSamples: 0,
       lastFundingRate: 0n,
       lastPremium: 0n,
-      holders: new Set(),
+      holders: new HolderList(),
       hourlyVolume: new Array<bigint>(24).fill(0n),
       hourlyMark: new Array<number>(24).fill(0),
       hour: 0,

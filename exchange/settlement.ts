@@ -1,6 +1,6 @@
 // Settling fills: positions, balances and fees move for both sides, and both get a fill record.
 import { formatScaled } from '../primitives/index.ts';
-import { applyFill, type Account } from './account.ts';
+import { applyFill, type Account, type Position } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import type { Fill } from './engine/matching-engine.ts';
 import type { FillRecord } from './events.ts';
@@ -8,6 +8,7 @@ import { feeOf, feeRates } from './fees.ts';
 import type { Market, PerpMarket, SpotMarket } from './markets.ts';
 import { accountOf, orderLeft, type TxContext } from './order-context.ts';
 import { addVolume } from './day-stats.ts';
+import type { ExchangeState } from './state.ts';
 
 /** The taker's side of a fill: what settlement needs of the incoming order. */
 export interface TakerInfo {
@@ -40,18 +41,35 @@ function record(
   };
 }
 
-/** Keeps the market's set of position holders in step with the account. */
-export function trackHolder(m: PerpMarket, acct: Account): void {
-  if (acct.positions.has(m.asset)) m.holders.add(acct.address);
-  else m.holders.delete(acct.address);
+/**
+ * Keeps the market's holder list (and the sweep's list of accounts) in step with the account's
+ * position in `m` after a fill; `before`: its position in `m` before the fill (a position keeps
+ * its object while it is open, so the same object means no change).
+ */
+export function trackHolder(state: ExchangeState, m: PerpMarket, acct: Account, before: Position | undefined): void {
+  const now = acct.positions.get(m.asset);
+  if (now === before) return;
+  if (before !== undefined) m.holders.remove(before);
+  if (now !== undefined) addHolder(state, m, now);
+}
+
+/** Lists a newly open position in its market's holders, and its account in the sweep's order. */
+export function addHolder(state: ExchangeState, m: PerpMarket, pos: Position): void {
+  m.holders.add(pos);
+  const acct = pos.owner;
+  if (!acct.sweepListed) {
+    acct.sweepListed = true;
+    state.newHolders.push(acct);
+  }
 }
 
 function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
   const fee = feeOf(ntl, feePpm);
+  const before = acct.positions.get(m.asset);
   const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl, ctx.state.isolatedLeverage(acct, m));
   acct.usdc -= fee;
   acct.perpRealized += change.closedPnl - fee;
-  trackHolder(m, acct);
+  trackHolder(ctx.state, m, acct, before);
   ctx.events.push({
     kind: 'fill',
     user: acct.address,

@@ -7,6 +7,7 @@ import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
 import { Exchange } from './exchange.ts';
+import { addHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
 import type { TriggerOrder } from './triggers.ts';
 
@@ -143,15 +144,15 @@ function restoreAccount(row: AccountRow): Account {
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
-    acct.positions.set(asset, { szi, entryNtl: BigInt(entryNtl), funding: BigInt(funding), margin: BigInt(margin ?? '0') });
+    acct.positions.set(asset, { asset, szi, entryNtl: BigInt(entryNtl), owner: acct, holderSlot: -1, funding: BigInt(funding), margin: BigInt(margin ?? '0') });
   }
-  for (const asset of isolated ?? []) acct.isolated.add(asset);
+  for (const asset of isolated ?? []) acct.setIsolated(asset, true);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');
   acct.spotFees = BigInt(pnl?.[1] ?? '0');
   for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);
-  for (const [asset, lev] of leverage) acct.leverage.set(asset, lev);
+  for (const [asset, lev] of leverage) acct.setLeverage(asset, lev);
   for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
   return acct;
@@ -174,7 +175,10 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);
-    for (const asset of acct.positions.keys()) state.perps[asset]?.holders.add(acct.address);
+    for (const pos of acct.positions.values()) {
+      const m = state.perps[pos.asset];
+      if (m !== undefined) addHolder(state, m, pos);
+    }
   }
   for (const ms of snap.markets) {
     const m = state.market(ms.asset);

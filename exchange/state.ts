@@ -63,6 +63,13 @@ export class ExchangeState {
   /** Start (ms) of the funding interval in progress (0 before the first block), and when the premium was last sampled. */
   fundingIntervalStart = 0;
   lastPremiumSample = 0;
+  /**
+   * The liquidation sweep's visiting order, kept between sweeps so that it is not sorted again
+   * each second: accounts that held a perp position at the last sweep, by address, and those
+   * that started holding one since (unsorted). Derived from the accounts; not part of the state.
+   */
+  sweepOrder: Account[] = [];
+  newHolders: Account[] = [];
   /** Block time of the last liquidation sweep and the oracle prices it saw. */
   lastSweep = 0;
   lastSweepOracles = '';
@@ -117,7 +124,7 @@ export class ExchangeState {
   /** Whether the account's position and orders on this market use isolated margin. */
   isIsolated(acct: Account, market: PerpMarket): boolean {
     // Most accounts never chose isolated margin: the size check skips the set's hash lookup.
-    return market.config.onlyIsolated || (acct.isolated.size !== 0 && acct.isolated.has(market.asset));
+    return market.config.onlyIsolated || (acct.anyIsolated && acct.isolated.has(market.asset));
   }
 
   /** The leverage an isolated fill funds its margin at, or null for cross. */
@@ -126,7 +133,7 @@ export class ExchangeState {
   }
 
   leverage(acct: Account, market: PerpMarket): number {
-    const chosen = acct.leverage.size === 0 ? undefined : acct.leverage.get(market.asset);
+    const chosen = acct.anyLeverage ? acct.leverage.get(market.asset) : undefined;
     return chosen ?? Math.min(this.config.defaultLeverage, market.config.maxLeverage);
   }
 }

@@ -57,8 +57,8 @@ export function metaAndAssetCtxs(state: ExchangeState) {
     const impactBid = impactPx(state, m, true);
     const impactAsk = impactPx(state, m, false);
     let openInterest = 0;
-    for (const user of m.holders) {
-      const szi = state.accounts.get(user)?.positions.get(m.asset)?.szi ?? 0;
+    for (const pos of m.holders.positions()) {
+      const szi = pos.szi;
       if (szi > 0) openInterest += szi;
     }
     const prev = prevDayPx(m);

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { availableMargin, freeMarginCovers, views } from '../../exchange/index.ts';
+import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -248,7 +248,7 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
       acct.usdc = usdc;
       acct.orderMargin = orderMargin;
       acct.positions.clear();
-      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { szi: p.szi, entryNtl: p.entryNtl, funding: 0n, margin: 0n }));
+      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
       const available = availableMargin(h.ex.state, acct);
       // A need at the boundary (within a few units of what is free) or anywhere.
       const need = near ? Number(available) + delta : Math.abs(delta) * 1e9;
@@ -260,4 +260,72 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
     { seed, numRuns: 3000 },
   );
   t.ok(decided > 0, `the screen decided ${decided} of 3000 cases`);
+});
+
+t.test('the liquidation check on safe integers equals the bigint figures wherever it answers', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  // maintenanceOf split at its divisor, over constants and notionals up to the bound.
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1, max: 200 }), fc.oneof(fc.integer({ min: 0, max: 2 ** 50 }), fc.integer({ min: 0, max: 10_000_000 })), (bps, maxLev, ntl) => {
+      const n = maintenanceNum(bps, maxLev, ntl);
+      const den = BigInt(10_000 * maxLev);
+      return n === -1 ? bps > 10_000 * maxLev : BigInt(n) === (BigInt(ntl) * BigInt(bps) + den - 1n) / den;
+    }),
+    { seed, numRuns: 20_000 },
+  );
+  const h = new Harness();
+  const state = h.ex.state;
+  const acct = state.accounts.get(A)!;
+  const big = (max: bigint) => fc.bigInt({ min: 0n, max });
+  const position = fc.option(fc.record({ szi: fc.oneof(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -1e4, max: 1e4 })).filter((x) => x !== 0), entryNtl: fc.oneof(big(10n ** 17n), big(10n ** 14n)), isolated: fc.boolean() }), { nil: undefined });
+  const mark = fc.oneof(fc.integer({ min: 1, max: 2e9 }), fc.integer({ min: 1, max: 2e6 }));
+  let answered = 0;
+  let underwater = 0;
+  fc.assert(
+    fc.property(fc.oneof(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.bigInt({ min: -(10n ** 13n), max: 10n ** 13n })), fc.array(position, { minLength: 3, maxLength: 3 }), fc.array(mark, { minLength: 3, maxLength: 3 }), (usdc, positions, marks) => {
+      acct.usdc = usdc;
+      acct.positions.clear();
+      for (const asset of [...acct.isolated]) acct.setIsolated(asset, false);
+      positions.forEach((p, asset) => {
+        if (p === undefined) return;
+        acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n });
+        if (p.isolated) acct.setIsolated(asset, true);
+      });
+      const n = crossMaintenanceNum(state, acct, marks);
+      if (n === null) return true;
+      answered++;
+      const f = marginFigures(state, acct, marks);
+      if (f.totalNtlPos > 0n && f.accountValue < f.maintenanceMargin) underwater++;
+      return BigInt(n.value) === f.accountValue && BigInt(n.maintenance) === f.maintenanceMargin && BigInt(n.ntl) === f.totalNtlPos;
+    }),
+    { seed, numRuns: 5000 },
+  );
+  for (const asset of [...acct.isolated]) acct.setIsolated(asset, false);
+  t.ok(answered > 1000 && underwater > 100, `safe integers answered ${answered} of 5000 cases, ${underwater} of them under water`);
+  t.equal(maintenanceOf(state, 50, 12_345_678_901n), BigInt(maintenanceNum(state.config.clearinghouse.maintenanceBps, 50, 12_345_678_901)));
+});
+
+t.test('the bankruptcy price on safe integers equals the bigint one wherever it answers', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  let answered = 0;
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.integer({ min: 1, max: 2_000_000_000 }), fc.integer({ min: 1, max: 1000 })),
+      fc.oneof(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -100, max: 100 })).filter((x) => x !== 0),
+      fc.integer({ min: 0, max: 8 }),
+      fc.oneof(fc.bigInt({ min: -(2n ** 60n), max: -1n }), fc.bigInt({ min: -(10n ** 13n), max: -1n }), fc.bigInt({ min: -1000n, max: -1n })),
+      (mark, szi, k, equity) => {
+        const num = bankruptcyPxNum(mark, szi, 10 ** k, Number(equity));
+        if (num === null || BigInt(Number(equity)) !== equity) return true;
+        answered++;
+        return num === bankruptcyPxExact(mark, szi, 10n ** BigInt(k), equity);
+      },
+    ),
+    { seed, numRuns: 20_000 },
+  );
+  t.ok(answered > 5000, `safe integers answered ${answered} of 20000 cases`);
 });

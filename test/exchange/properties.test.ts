@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { parseScaled } from '../../primitives/index.ts';
-import { restoreExchange, snapshotState, stateHash, type ExchangeEvent } from '../../exchange/index.ts';
+import { restoreExchange, snapshotState, stateHash, sweepOrder, type ExchangeEvent, type ExchangeState } from '../../exchange/index.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
 import { Harness, USERS, bookInvariants, lim, pnlImbalance, trig, usdcTotal } from '../support/exchange.ts';
 
@@ -66,6 +66,29 @@ function openOids(h: Harness, u: string): [number, number][] {
   ]).sort((a, b) => a[1] - b[1]);
 }
 
+/**
+ * Bookkeeping kept beside the state: the liquidation sweep's order against what it replaced (the
+ * union of the markets' holders, sorted), each market's holder list against the open positions,
+ * and the accounts' leverage and isolated flags. Null when all agree.
+ */
+function sweepOrderDiffers(state: ExchangeState): string | null {
+  const union = new Set<string>();
+  for (const m of state.perps) {
+    // Each market's holder list: exactly the accounts' positions in it, each in its own slot.
+    const listed = m.holders.positions();
+    const open = [...state.accounts.values()].filter((a) => a.positions.has(m.asset));
+    if (listed.length !== open.length || listed.some((p, i) => p.holderSlot !== i || p.owner.positions.get(m.asset) !== p)) return `${m.name} holders differ from the open positions`;
+    for (const p of listed) union.add(p.owner.address);
+  }
+  // The accounts' flags for their leverage and isolated choices.
+  for (const a of state.accounts.values()) {
+    if (a.anyIsolated !== a.isolated.size > 0 || a.anyLeverage !== a.leverage.size > 0) return `${a.address}'s leverage/isolated flags are out of step`;
+  }
+  const want = [...union].sort().join(',');
+  const got = sweepOrder(state).map((a) => a.address).join(',');
+  return got === want ? null : `sweep order ${got} != holders ${want}`;
+}
+
 /** Runs a stream; returns the events, and the first broken invariant (with its step). */
 function run(cmds: Cmd[], h = new Harness(), scale = 1, follow = false): { h: Harness; events: ExchangeEvent[]; broken: string | null; isolatedSteps: number } {
   const events: ExchangeEvent[] = [];
@@ -78,6 +101,7 @@ function run(cmds: Cmd[], h = new Harness(), scale = 1, follow = false): { h: Ha
       if (broken === null && usdcTotal(h.ex.state) !== total) broken = `step ${i}: USDC total ${usdcTotal(h.ex.state)} != ${total}`;
       for (const a of h.ex.state.accounts.values()) for (const p of a.positions.values()) if (p.margin !== 0n) isolatedSteps++;
       if (broken === null && pnlImbalance(h.ex.state) !== 0n) broken = `step ${i}: PnL is not zero-sum (${pnlImbalance(h.ex.state)})`;
+      broken ??= ((f) => (f === null ? null : `step ${i}: ${f}`))(sweepOrderDiffers(h.ex.state));
     };
     if (c.kind === 'oracle') {
       const m = h.ex.state.perps[c.market]!;
