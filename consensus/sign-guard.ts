@@ -2,11 +2,10 @@
 // bytes of the last message this key signed, saved durably before the signature leaves. A
 // request below that position, or at it with other bytes, is refused; the same request gets the
 // same signature back (a restarted node re-deriving its last message).
-import { closeSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fdatasyncSync, openSync, readFileSync } from 'node:fs';
 import { bytesToHex } from '../primitives/index.ts';
 import type { ValidatorKey } from './validator-key.ts';
-import { isLastSigned, writeAll, type Wal } from './wal.ts';
+import { isLastSigned, replaceFile, writeAll, type Wal } from './wal.ts';
 
 export const SIGN_STEP = { proposal: 1, prevote: 2, precommit: 3 } as const;
 export type SignStep = (typeof SIGN_STEP)[keyof typeof SIGN_STEP];
@@ -39,7 +38,8 @@ export class MemoryGuardStore implements GuardStore {
 
 /**
  * The last signed position in an append-only file of JSON lines: each save appends one line and
- * fsyncs (one fsync per signature, the file kept open); load takes the last line. A torn last
+ * fsyncs (one fsync per signature, the file kept open; not synced with `sync: false`, as the copy
+ * beside `WalGuardStore`); load takes the last line. A torn last
  * line (a crash inside a save, before its signature left) falls back to the line before it. Every
  * COMPACT_AFTER saves the file is replaced atomically by its last line (temporary file, fsync,
  * rename, directory fsync). A missing file is a key that has signed nothing; a file with content
@@ -91,21 +91,7 @@ export class FileGuardStore implements GuardStore {
   /** The file becomes just `last`, atomically. */
   private replace(last: LastSigned): void {
     this.close();
-    const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeAll(fd, Buffer.from(`${JSON.stringify(last)}\n`));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
-    const dir = openSync(dirname(this.path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
+    replaceFile(this.path, Buffer.from(`${JSON.stringify(last)}\n`), 0o600);
   }
 }
 
@@ -124,7 +110,13 @@ export class WalGuardStore implements GuardStore {
 
   load(): LastSigned | null {
     const inWal = this.wal.lastSigned();
-    const inFile = this.copy?.load() ?? null;
+    let inFile: LastSigned | null = null;
+    try {
+      inFile = this.copy?.load() ?? null;
+    } catch (err) {
+      // A copy a power loss left torn (it is not synced) is only fatal when the WAL has no record.
+      if (inWal === null) throw err;
+    }
     if (inWal === null || inFile === null) return inWal ?? inFile;
     return compare(inWal, inFile) >= 0 ? inWal : inFile;
   }
@@ -132,7 +124,11 @@ export class WalGuardStore implements GuardStore {
   save(last: LastSigned): void {
     this.wal.appendSigned(last);
     this.wal.flush();
-    this.copy?.save(last);
+    try {
+      this.copy?.save(last);
+    } catch {
+      // The record is durable in the WAL; a copy that cannot be written does not stop signing.
+    }
   }
 
   close(): void {

@@ -1,12 +1,14 @@
 // Write-ahead log of consensus inputs for the current height (Malachite ADR-007): every input the
 // driver sees is appended before it is processed; the log is flushed to disk before anything the
-// node signs leaves it (a decision needs no flush: its commit certificate is stored with the
-// block). A restart replays the inputs of its height through the same driver, which re-derives the
-// same state and effects. `reset` starts the log of a new height; it becomes durable with the next
-// flush, which comes before anything of the new height is signed or sent. Until then the durable
-// log may still be the previous height's, which a restart ignores: the previous height is
-// committed by the time its successor starts (the log's height is not the application's head + 1),
-// so it starts the new height afresh, as with an empty log.
+// node signs leaves it (a decision needs no flush: a crash before its block is durable replays
+// the height's logged inputs). A restart replays the inputs of its height through the same driver,
+// which re-derives the same state and effects. `reset` starts the log of a new height; it becomes
+// durable with the next flush, which comes before anything of the new height leaves the node.
+// Until then the durable log may still be the previous height's: a restart whose application head
+// already holds that height ignores it (its height is not the head + 1); one whose head lost that
+// height (an empty block is written without sync) replays it, lock included. Only a flush of the
+// new height, after its first signature, may drop the previous height's inputs (the file being
+// replaced past its bound): by then the guard refuses anything of the previous height.
 //
 // The log also carries the double-sign guard's records (`WalGuardStore`): the record of a
 // signature rides on the flush that makes the inputs before it durable, one fdatasync for both.
@@ -83,11 +85,12 @@ export class MemoryWal implements Wal {
     this.pending = [];
     this.pendingSigned = null;
   }
-  wipe(): void {
+  /** Loses everything; `keepGuard`: but the last guard record (an operator kept the sign state). */
+  wipe(opts: { readonly keepGuard?: boolean } = {}): void {
     this.durable = null;
     this.pendingHeight = null;
     this.pending = [];
-    this.durableSigned = null;
+    if (opts.keepGuard !== true) this.durableSigned = null;
     this.pendingSigned = null;
   }
 }
@@ -96,9 +99,9 @@ export class MemoryWal implements Wal {
 // height record {height} starts each height's inputs; the log is the last height record and the
 // inputs after it (inputs have a `kind`). A guard record {signed} may come anywhere; the last one
 // counts, whatever its height. Heights are appended, not rewritten (a truncate per height cost
-// more than its sync), and once the file passes `compactBytes` a new height replaces it with a
-// file of its height record and the last guard record (written, synced, renamed over the old
-// one). Byte arrays are written as {"$b64": "..."}.
+// more than its sync), and once the file passes `compactBytes` the first flush of the next height
+// replaces it with that flush's records, preceded by the last guard record when they carry none
+// (written, synced, renamed over the old file). Byte arrays are written as {"$b64": "..."}.
 
 function replacer(_key: string, value: unknown): unknown {
   return value instanceof Uint8Array ? { $b64: Buffer.from(value).toString('base64') } : value;
@@ -134,10 +137,15 @@ function zeroFrom(data: Buffer, at: number): boolean {
  * (what some file systems leave of an append a crash interrupted before its fdatasync). A record
  * failing its checksum is skipped by its length when a later height record follows it (it belongs
  * to a height that is over); inside the last height it is an error, as is anything undecodable.
+ * A skipped record after the last guard record is reported (`signedUnsureAt`): it may have been
+ * a newer guard record, which a validator's guard must not do without.
  */
-export function decodeWal(data: Buffer): { contents: WalContents | null; lastSigned: LastSigned | null; validBytes: number } {
+export function decodeWal(data: Buffer): { contents: WalContents | null; lastSigned: LastSigned | null; signedUnsureAt: number | null; validBytes: number } {
   let height: number | null = null;
   let lastSigned: LastSigned | null = null;
+  let signedAt = -1;
+  /** The last record skipped for a bad checksum (it may have been a guard record). */
+  let skippedAt: number | null = null;
   let entries: WalEntry[] = [];
   /** A skipped record of the current height: an error unless a height record comes after it. */
   let corruptAt: number | null = null;
@@ -151,6 +159,7 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; lastSig
     if (len === 0 || crc32(body) !== data.readUInt32BE(at + 4)) {
       if (end === data.length || zeroFrom(data, end)) break; // the last record, half-written
       corruptAt ??= at;
+      skippedAt = at;
       at = end;
       continue;
     }
@@ -163,6 +172,7 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; lastSig
     if (value.kind === undefined && value.signed !== undefined) {
       if (!isLastSigned(value.signed)) throw new WalCorruptError(`WAL record at byte ${at} is not a signature record`);
       lastSigned = value.signed;
+      signedAt = at;
     } else if (value.kind === undefined) {
       if (typeof value.height !== 'number') throw new WalCorruptError(`WAL record at byte ${at} is neither an input nor a height`);
       height = value.height;
@@ -175,7 +185,10 @@ export function decodeWal(data: Buffer): { contents: WalContents | null; lastSig
     at = end;
   }
   if (corruptAt !== null) throw new WalCorruptError(`WAL record at byte ${corruptAt} fails its checksum and is not the last one`);
-  return { contents: height === null ? null : { height, entries }, lastSigned, validBytes: at };
+  // A skipped record after the last guard record may have been a newer one: the guard cannot
+  // know what the key signed last (the inputs of later heights do not depend on it).
+  const signedUnsureAt = skippedAt !== null && skippedAt > signedAt ? skippedAt : null;
+  return { contents: height === null ? null : { height, entries }, lastSigned, signedUnsureAt, validBytes: at };
 }
 
 /** The shape of a guard record (also what `FileGuardStore` checks of its lines). */
@@ -185,12 +198,34 @@ export function isLastSigned(x: unknown): x is LastSigned {
     && [1, 2, 3].includes(v.step as number) && typeof v.signBytes === 'string' && typeof v.signature === 'string';
 }
 
+/**
+ * The file's content becomes `bytes` atomically: a temporary file written and synced, renamed over
+ * it, the directory synced. A crash leaves the old content or the new.
+ */
+export function replaceFile(path: string, bytes: Uint8Array, mode?: number): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
 /** write(2) until every byte is written: a short write continues with the rest. */
 export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
-/** Past this size a new height first cuts the file back to nothing. */
+/** Past this size the next height's first flush replaces the file (see above). */
 const COMPACT_BYTES = 16 << 20;
 
 /** The log in one file, appended with write(2) and made durable with fdatasync(2) (data and the size needed to read it back; no timestamps), one per flush. */
@@ -201,6 +236,10 @@ export class FileWal implements Wal {
   /** The last durable guard record; undefined until the file was read. */
   private signed: LastSigned | null | undefined = undefined;
   private pendingSigned: LastSigned | null = null;
+  /** The file passed its bound when the pending height started: the next flush replaces it. */
+  private compactDue = false;
+  /** A record skipped for a bad checksum after the last guard record (see decodeWal). */
+  private signedUnsureAt: number | null = null;
 
   constructor(private readonly path: string, private readonly compactBytes = COMPACT_BYTES) {}
 
@@ -218,8 +257,9 @@ export class FileWal implements Wal {
       return null;
     }
     const data = readFileSync(this.path);
-    const { contents, lastSigned, validBytes } = decodeWal(data);
+    const { contents, lastSigned, signedUnsureAt, validBytes } = decodeWal(data);
     this.signed = lastSigned;
+    this.signedUnsureAt = signedUnsureAt;
     if (validBytes < data.length) {
       // Drop the torn tail so later appends follow a whole record.
       const fd = openSync(this.path, 'r+');
@@ -234,15 +274,15 @@ export class FileWal implements Wal {
   }
 
   /**
-   * Queues the new height's record (written and fsync'd by the next flush). A large file is
-   * replaced first by one holding just this height's record and the last guard record, so a
-   * crash leaves the old file or the new one, both safe (see the top of this file).
+   * Queues the new height's record (written and fsync'd by the next flush). A file past its bound
+   * is replaced by that flush, not here: the previous height's inputs (its lock) stay on disk
+   * until something of this height is signed, after which the guard refuses the previous height.
    */
   reset(height: number): void {
     this.open();
     this.pending = [record({ height })];
     this.pendingSigned = null;
-    if (this.size > this.compactBytes) this.replace();
+    this.compactDue = this.size > this.compactBytes;
   }
 
   append(entry: WalEntry): void {
@@ -256,42 +296,43 @@ export class FileWal implements Wal {
 
   lastSigned(): LastSigned | null {
     if (this.signed === undefined) this.load();
+    if (this.signedUnsureAt !== null) {
+      throw new WalCorruptError(
+        `WAL record at byte ${this.signedUnsureAt} of ${this.path} fails its checksum after the last signature record: it may have ` +
+        'been a newer one, so what this key signed last is unknown (restore the file, or keep the validator stopped until the chain is past its height)',
+      );
+    }
     return this.signed ?? null;
   }
 
   flush(): void {
     if (this.pending.length === 0) return;
+    if (this.compactDue) return this.replace();
     const fd = this.open();
     const bytes = Buffer.concat(this.pending);
     writeAll(fd, bytes);
     fdatasyncSync(fd);
     this.size += bytes.length;
+    this.flushed();
+  }
+
+  private flushed(): void {
     this.pending = [];
     if (this.pendingSigned !== null) this.signed = this.pendingSigned;
     this.pendingSigned = null;
   }
 
-  /** The file becomes what is pending (a height record) after the last guard record, atomically. */
+  /**
+   * The file becomes the pending records (a height's), preceded by the last durable guard record
+   * when they carry none: written to a temporary file, synced, renamed over the log, the directory
+   * synced, so a crash leaves the old log or the new one.
+   */
   private replace(): void {
-    const signed = this.lastSigned();
-    const bytes = Buffer.concat([...(signed === null ? [] : [record({ signed })]), ...this.pending]);
-    const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeAll(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    const carried = this.pendingSigned === null ? this.lastSigned() : null;
     this.close();
-    renameSync(tmp, this.path);
-    const dir = openSync(dirname(this.path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-    this.pending = [];
+    replaceFile(this.path, Buffer.concat([...(carried === null ? [] : [record({ signed: carried })]), ...this.pending]));
+    this.compactDue = false;
+    this.flushed();
     this.open();
   }
 

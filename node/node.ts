@@ -296,17 +296,22 @@ export class SvcNode {
     let transport: Libp2pTransport | null = null;
     let engine: ConsensusEngine;
     if (p2p !== null) {
-      transport = await Libp2pTransport.start({
-        chainId: genesis.file.chainId, nodeKeySeed: await loadOrCreateNodeKey(config.dataDir), listen: p2p.listen, peers: p2p.peers, log: config.log,
-      });
       const listed = genesis.file.validators.length > 0 ? genesis.file.validators : [{ pubKey: key.publicKey, power: 1 }];
       const validators = new ValidatorSet(listed.map((v) => ({ publicKey: v.pubKey.toLowerCase(), power: v.power })));
-      // The guard's records travel in the WAL (one fdatasync per signature); sign_state.json is a copy.
+      // The guard's records travel in the WAL (one fdatasync per signature); sign_state.json is a
+      // copy. Read before the transport starts: a log the guard cannot trust stops the start here.
       const wal = new FileWal(join(config.dataDir, 'consensus.wal'));
+      const guard = validators.has(key.publicKey) ? new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false }))) : null;
+      cleanups.push(async () => guard?.close());
+      const started = await Libp2pTransport.start({
+        chainId: genesis.file.chainId, nodeKeySeed: await loadOrCreateNodeKey(config.dataDir), listen: p2p.listen, peers: p2p.peers, log: config.log,
+      });
+      transport = started;
+      cleanups.push(() => started.stop());
       engine = new BftEngine(chain, {
         chainId: genesis.file.chainId,
         validators,
-        guard: validators.has(key.publicKey) ? new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false }))) : null,
+        guard,
         wal,
         transport,
         timeouts: config.timeouts,

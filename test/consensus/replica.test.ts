@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import {
-  FileWal, MemoryGuardStore, Replica, SignGuard, ValidatorSet, certificateFromVotes, checkBlock, decodeBlock,
+  FileWal, MemoryGuardStore, Replica, SignGuard, ValidatorSet, WalGuardStore, certificateFromVotes, checkBlock, decodeBlock,
   encodeBlock, headerHash, signProposal, signVote, txRoot, validatorKeyFromSeed, verifyCertificate, verifyEvidence,
   DEFAULT_TIMEOUTS, type Block, type CommitCertificate, type ConsensusMessage, type Decision, type ReplicaHost,
 } from '../../consensus/index.ts';
@@ -75,6 +75,50 @@ t.test('a restart replays the WAL: same round, step and lock, the same signature
   const cert = host2.decisions[0]!.certificate;
   t.equal(verifyCertificate(CHAIN, cert, set), null, 'the decision carries a valid certificate');
 });
+
+// A WAL past its size bound is replaced when the next height signs, not when it starts: the
+// block of the height just decided may not be durable yet (empty blocks are written without
+// sync), and a power loss that takes it must find that height's lock in the log.
+for (const compactBytes of [1, 16 << 20]) {
+  t.test(`a power loss after the next height starts, the decided block not durable: the lock holds (WAL bound ${compactBytes} bytes)`, async (t) => {
+    const dir = await tempDir();
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const p0 = set.proposer(1, 0);
+    const p1 = set.proposer(1, 1);
+    const me = keys.findIndex((k) => k.publicKey !== p0 && k.publicKey !== p1);
+    const others = keys.filter((_, i) => i !== me);
+    const k0 = keys.find((k) => k.publicKey === p0)!;
+    const k1 = keys.find((k) => k.publicKey === p1)!;
+    const open = (host: Host) => {
+      const wal = new FileWal(join(dir, 'consensus.wal'), compactBytes);
+      return new Replica(host, { chainId: CHAIN, guard: new SignGuard(keys[me]!, new WalGuardStore(wal)), wal, timeouts: DEFAULT_TIMEOUTS });
+    };
+    const host = new Host();
+    const r = open(host);
+    r.start(1);
+    const v = block(p0);
+    const vId = headerHash(v.header);
+    r.receive('p', { kind: 'proposal', payload: encodeBlock(v), proposal: signProposal(CHAIN, k0, { height: 1, round: 0, polRound: -1, valueId: vId, proposer: p0 }) });
+    for (const k of others.slice(0, 2)) r.receive('p', { kind: 'vote', vote: signVote(CHAIN, k, { type: 'prevote', height: 1, round: 0, valueId: vId, validator: k.publicKey }) });
+    t.match(r.driver.state, { locked: { valueId: vId, round: 0 } }, 'precommitted v and locked on it');
+    for (const k of others.slice(0, 2)) r.receive('p', { kind: 'vote', vote: signVote(CHAIN, k, { type: 'precommit', height: 1, round: 0, valueId: vId, validator: k.publicKey }) });
+    t.equal(host.decisions.length, 1, 'decided v');
+    r.startHeight(2); // the host's write of block 1 resolved, not synced
+    // Power loss: block 1 is gone, the application's head is 0 again.
+    const host2 = new Host();
+    const r2 = open(host2);
+    r2.start(1);
+    t.match(r2.driver.state, { locked: { valueId: vId, round: 0 } }, 'the lock is back');
+    const w = block(p1, 2001);
+    const wId = headerHash(w.header);
+    for (const k of others.filter((k) => k.publicKey !== p1).slice(0, 2)) {
+      r2.receive('p', { kind: 'vote', vote: signVote(CHAIN, k, { type: 'prevote', height: 1, round: 1, valueId: null, validator: k.publicKey }) });
+    }
+    r2.receive('p', { kind: 'proposal', payload: encodeBlock(w), proposal: signProposal(CHAIN, k1, { height: 1, round: 1, polRound: -1, valueId: wId, proposer: p1 }) });
+    const prevote = host2.sent.find((m) => m.kind === 'vote' && m.vote.message.type === 'prevote' && m.vote.message.round === 1);
+    t.ok(prevote !== undefined && prevote.kind === 'vote' && prevote.vote.message.valueId !== wId, 'no prevote for another value in round 1 (it has no proof of lock)');
+  });
+}
 
 t.test('commit certificates', async (t) => {
   const valueId = `0x${'ab'.repeat(32)}`;

@@ -281,3 +281,57 @@ t.test('guard in the WAL: a home whose guard lived in sign_state.json keeps it; 
   memoryOnly.save({ height: 2, round: 0, step: SIGN_STEP.prevote, signBytes: '0x01', signature: 'x' });
   t.equal(new WalGuardStore(wal, memoryOnly).load()?.signature, next, 'the WAL\'s later record wins over an older copy');
 });
+
+t.test('guard in the WAL: a bad record after the last guard record makes the guard refuse to start; before it, it is skipped', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(15));
+  const path = await tempPath(t, 'wal');
+  const wal = new FileWal(path, 1);
+  const guard = new SignGuard(key, new WalGuardStore(wal));
+  wal.reset(5);
+  guard.sign(5, 0, SIGN_STEP.precommit, Uint8Array.of(1));
+  wal.reset(6);
+  guard.sign(6, 0, SIGN_STEP.prevote, Uint8Array.of(2)); // the file is replaced: [height 6][signed 6/0/prevote]
+  wal.reset(7);
+  wal.append(vote);
+  wal.flush(); // replaced again: the height-7 records after the carried guard record
+  wal.close();
+  const data = readFileSync(path);
+  t.equal(new FileWal(path).lastSigned()?.height, 6);
+  const broken = Buffer.from(data);
+  broken.writeUInt8(broken.readUInt8(20) ^ 0xff, 20); // a bad byte inside the carried guard record
+  writeFileSync(path, broken);
+  const w = new FileWal(path);
+  t.same(w.load(), { height: 7, entries: [vote] }, 'the inputs still load');
+  t.throws(() => w.lastSigned(), WalCorruptError, 'the guard cannot know what was signed last');
+  t.throws(() => new SignGuard(key, new WalGuardStore(new FileWal(path))), WalCorruptError);
+  // A bad input of a finished height followed by a later guard record: skipped, the guard holds.
+  const p2 = await tempPath(t, 'wal2');
+  const w2 = new FileWal(p2);
+  const g2 = new SignGuard(key, new WalGuardStore(w2));
+  w2.reset(8);
+  w2.append(vote);
+  w2.flush();
+  const inputAt = readFileSync(p2).length - 4; // inside the vote's record
+  w2.reset(9);
+  const sig = g2.sign(9, 0, SIGN_STEP.prevote, Uint8Array.of(3));
+  w2.close();
+  const d2 = readFileSync(p2);
+  d2.writeUInt8(d2.readUInt8(inputAt) ^ 0xff, inputAt);
+  writeFileSync(p2, d2);
+  t.equal(new FileWal(p2).lastSigned()?.signature, sig);
+});
+
+t.test('guard in the WAL: an unsynced copy left torn is ignored while the WAL holds a record', async (t) => {
+  const key = validatorKeyFromSeed(new Uint8Array(32).fill(16));
+  const path = await tempPath(t, 'sign_state.json');
+  const wal = new MemoryWal();
+  wal.reset(1);
+  const sig = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(path, { sync: false }))).sign(1, 0, SIGN_STEP.prevote, Uint8Array.of(1));
+  for (const torn of ['{"height":1,"round":0,"st', '\0'.repeat(200)]) {
+    writeFileSync(path, torn); // the copy's first save, never synced: half a line, or zeros
+    const restarted = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(path, { sync: false })));
+    t.equal(restarted.sign(1, 0, SIGN_STEP.prevote, Uint8Array.of(1)), sig, `${JSON.stringify(torn.slice(0, 8))}: the WAL's record stands`);
+  }
+  writeFileSync(path, 'garbage');
+  t.throws(() => new SignGuard(key, new WalGuardStore(new MemoryWal(), new FileGuardStore(path))), /not a signing state file/, 'no record in the WAL: a bad copy still refuses to start');
+});

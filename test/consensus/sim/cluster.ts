@@ -2,7 +2,7 @@
 // against a simulated clock, network, block store and application. Invariants are checked at
 // the step where they could break; a violation throws with the seed in the message.
 import {
-  Replica, SignGuard, MemoryGuardStore, MemoryWal, WalGuardStore, ValidatorSet, checkBlock, decodeBlock, encodeBlock, evidenceHash,
+  Replica, SignGuard, MemoryWal, WalGuardStore, ValidatorSet, checkBlock, decodeBlock, encodeBlock, evidenceHash,
   evidenceKey, headerHash, proposalSignBytes, signProposal, signVote, txRoot, validatorKeyFromSeed, voteSignBytes,
   type Block, type BlockHeader, type CommitCertificate, type CommittedHead, type ConsensusMessage, type Decision,
   type Evidence, type ReplicaHost, type Timeout, type TimeoutConfig, type ValidatorKey,
@@ -61,8 +61,6 @@ export class SimNode implements ReplicaHost {
   readonly key: ValidatorKey;
   // Durable across crashes.
   readonly wal = new MemoryWal();
-  /** The guard's copy outside the WAL (a validator's sign_state.json): the guard's records live in the WAL. */
-  readonly guardStore = new MemoryGuardStore();
   blocks: StoredBlock[] = [];
   // Volatile.
   replica: Replica | null = null;
@@ -105,7 +103,7 @@ export class SimNode implements ReplicaHost {
     this.c.net.resetNode(this.id);
     this.rebuildApp();
     this.replica = new Replica(this, {
-      chainId: CHAIN_ID, guard: this.validator ? new SignGuard(this.key, new WalGuardStore(this.wal, this.guardStore)) : null, wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
+      chainId: CHAIN_ID, guard: this.validator ? new SignGuard(this.key, new WalGuardStore(this.wal)) : null, wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
     });
     this.replica.start(this.head.height + 1);
     this.scheduleTick();
@@ -125,11 +123,14 @@ export class SimNode implements ReplicaHost {
     this.start();
   }
 
-  /** Loses blocks and WAL; keeps its key and the double-sign guard's file. */
+  /**
+   * Loses blocks and the WAL's inputs; keeps its key and the guard's last record (an operator who
+   * wipes a validator's chain data keeps its sign_state.json, docs/consensus.md).
+   */
   wipe(): void {
     this.crash();
     this.blocks = [];
-    this.wal.wipe();
+    this.wal.wipe({ keepGuard: true });
   }
 
   private rebuildApp(): void {
