@@ -113,7 +113,10 @@ export class Replica {
     this.host.broadcast({ kind: 'status', height });
   }
 
-  /** The host has durably executed height - 1. */
+  /**
+   * The host has executed and stored height - 1 (an empty block without sync: a power loss may
+   * still take it, and the WAL keeps that height's inputs until this one signs).
+   */
   startHeight(height: number): void {
     if (height !== this.driver.height + 1) throw new Error(`invariant: start height ${height} after ${this.driver.height}`);
     this.beginHeight(height);
@@ -274,9 +277,9 @@ export class Replica {
           break;
         }
         case 'decide':
-          // No flush: the decision is kept by the commit certificate the host stores with the
-          // block; a crash before that replays this height's logged inputs, and the votes that
-          // decided it come again from the peers (their rebroadcast, or block sync).
+          // No flush: a crash before the host's block is durable replays this height's logged
+          // inputs (kept until the next height signs), and the votes that decided it come again
+          // from the peers (their rebroadcast, or block sync).
           this.host.decided({ height: e.height, round: e.round, valueId: e.valueId, payload: e.payload, certificate: e.certificate });
           break;
       }
