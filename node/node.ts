@@ -271,6 +271,7 @@ export class SvcNode {
       literalNonceBinding: genesis.file.auth.literalNonceBinding,
     };
     const recovery = await startRecovery(auth, config);
+    cleanups.push(() => recovery.close()); // its worker threads would keep a failed start's process alive
     // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.
     const p2p = config.p2p;
     const chain = new Chain(store, exchange, from, mempool, bus, {
@@ -301,7 +302,12 @@ export class SvcNode {
       // The guard's records travel in the WAL (one fdatasync per signature); sign_state.json is a
       // copy. Read before the transport starts: a log the guard cannot trust stops the start here.
       const wal = new FileWal(join(config.dataDir, 'consensus.wal'));
-      const guard = validators.has(key.publicKey) ? new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false }))) : null;
+      let guard: SignGuard | null = null;
+      try {
+        if (validators.has(key.publicKey)) guard = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false })));
+      } catch (err) {
+        throw new NodeStartError(`cannot tell what this validator's key signed last, so it will not sign: ${(err as Error).message}`);
+      }
       cleanups.push(async () => guard?.close());
       const started = await Libp2pTransport.start({
         chainId: genesis.file.chainId, nodeKeySeed: await loadOrCreateNodeKey(config.dataDir), listen: p2p.listen, peers: p2p.peers, log: config.log,
@@ -383,7 +389,13 @@ export class SvcNode {
     });
     pool = evmPool;
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
-    const restPort = await rest.listen();
+    let restPort: number;
+    try {
+      restPort = await rest.listen();
+    } catch (err) {
+      rest.close();
+      throw new NodeStartError((err as Error).message);
+    }
     let ws: WsServer | null = null;
     let wsPort: number | null = null;
     if (config.wsPort !== null) {
