@@ -218,6 +218,13 @@ export function bankruptcyPxNum(mark: number, szi: number, ntlScaleNum: number, 
   return px > 0 ? px : 1;
 }
 
+/** A holder's position in an ADL ranking: its rank, and the rank as a number when all are safe. */
+interface Ranked {
+  readonly pos: Position;
+  readonly rank: bigint;
+  num: number;
+}
+
 /** A market side as one number: the longs or the shorts of `m`. */
 function sideKey(m: PerpMarket, long: boolean): number {
   return m.asset * 2 + (long ? 1 : 0);
@@ -267,7 +274,7 @@ class Sweep {
     const { state } = this.ctx;
     const marks = state.perps.map((p) => state.markPx(p));
     const mark = marks[m.asset] as number;
-    const ranked: { acct: Account; pos: Position; rank: bigint; num: number }[] = [];
+    const ranked: Ranked[] = [];
     const limit = BigInt(Number.MAX_SAFE_INTEGER);
     let allSafe = true;
     const holders = m.holders.positions();
@@ -286,19 +293,16 @@ class Sweep {
       }
       const rank = (upnl * ntl) / (equity > 0n ? equity : 1n);
       if (allSafe && (rank > limit || rank < -limit)) allSafe = false;
-      ranked.push({ acct: other, pos: p, rank, num: 0 });
+      ranked.push({ pos: p, rank, num: 0 });
     }
-    // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else as bigints.
+    // The ranks are integers; compared as numbers when all are exact as numbers (the usual case), else
+    // as bigints; ties by the holder's address.
+    const byAddress = (a: Ranked, b: Ranked) => (a.pos.owner.address < b.pos.owner.address ? -1 : 1);
     if (allSafe) {
-      for (let i = 0; i < ranked.length; i++) {
-        const r = ranked[i] as { rank: bigint; num: number };
-        r.num = Number(r.rank);
-      }
-      ranked.sort((a, b) => (a.num === b.num ? (a.acct.address < b.acct.address ? -1 : 1) : b.num - a.num));
-    } else ranked.sort((a, b) => (a.rank === b.rank ? (a.acct.address < b.acct.address ? -1 : 1) : a.rank > b.rank ? -1 : 1));
-    const order: Position[] = new Array<Position>(ranked.length);
-    for (let i = 0; i < ranked.length; i++) order[i] = (ranked[i] as { pos: Position }).pos;
-    return order;
+      for (const r of ranked) r.num = Number(r.rank);
+      ranked.sort((a, b) => (a.num === b.num ? byAddress(a, b) : b.num - a.num));
+    } else ranked.sort((a, b) => (a.rank === b.rank ? byAddress(a, b) : a.rank > b.rank ? -1 : 1));
+    return ranked.map((r) => r.pos);
   }
 }
 
@@ -367,7 +371,7 @@ function liquidate(ctx: TxContext, sweep: Sweep, acct: Account, markets: readonl
   for (const p of acct.positions.values()) if (!state.isIsolated(acct, state.perps[p.asset] as PerpMarket)) crossLeft = true;
   let deficit = 0n;
   if (closed && lost > 0n && (isolated || !crossLeft)) {
-    const backstop = state.accounts.get(state.config.clearinghouse.backstop);
+    const backstop = sweep.backstop;
     if (backstop !== undefined) {
       deficit = lost;
       backstop.usdc -= deficit;

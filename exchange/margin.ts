@@ -65,37 +65,21 @@ const TERM_BOUND = 2 ** 50;
 const SUM_BOUND = 2 ** 52;
 const TERM_BOUND_BIG = BigInt(TERM_BOUND);
 
-/**
- * `crossAccountValue` on safe integers, or null when a figure is too large to be sure of it. Every
- * term (USDC, a notional, an entry) is below 2^50 in magnitude, so each unrealized PnL is; a
- * partial sum is checked to be at most 2^52 before the next term is added, so every sum is below
- * 2^53 and exact. Most accounts take this path (the bigint path allocates at every step).
- */
+/** `crossAccountValue` on safe integers, or null when a figure is too large to be sure of it (see `crossMaintenanceNum`). */
 export function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
-  const usdc = acct.usdc;
-  if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
-  let value = Number(usdc);
-  for (const pos of acct.positions.values()) {
-    const asset = pos.asset;
-    const market = state.perps[asset];
-    if (market === undefined || state.isIsolated(acct, market)) continue;
-    const ntl = notionalNum(market, marks?.[asset] ?? state.markPx(market), Math.abs(pos.szi));
-    if (ntl < 0 || ntl > TERM_BOUND || pos.entryNtl > TERM_BOUND_BIG) return null; // entryNtl is never negative
-    const entry = Number(pos.entryNtl);
-    if (value > SUM_BOUND || value < -SUM_BOUND) return null;
-    value += pos.szi > 0 ? ntl - entry : entry - ntl;
-  }
-  return value;
+  return crossMaintenanceNum(state, acct, marks)?.value ?? null;
 }
 
 /**
- * The cross figures a liquidation check needs, `marginFigures`' accountValue, maintenanceMargin
- * and totalNtlPos, on safe integers; null when a figure is too large to be sure of it (then only
- * `marginFigures` is exact). Bounds as in `crossAccountValueNum`: every term below 2^50, every
- * partial sum checked to be at most 2^52 before a term is added. Each maintenance margin is
- * `maintenanceOf` split at the divisor so that no product leaves the safe integers.
+ * The cross figures of `marginFigures` a liquidation check needs (accountValue, maintenanceMargin,
+ * totalNtlPos) on safe integers, at `marks` or the mark prices; null when a figure is too large to
+ * be sure of it (then only the bigint forms are exact). Every term (USDC, a notional, an entry) is
+ * below 2^50 in magnitude, so each unrealized PnL is; a partial sum is checked to be at most 2^52
+ * before the next term is added, so every sum is below 2^53 and exact. Each maintenance margin is
+ * `maintenanceOf` split at the divisor so that no product leaves the safe integers. Most accounts
+ * take this path (the bigint path allocates at every step).
  */
-export function crossMaintenanceNum(state: ExchangeState, acct: Account, marks: readonly number[]): { value: number; maintenance: number; ntl: number } | null {
+export function crossMaintenanceNum(state: ExchangeState, acct: Account, marks?: readonly number[]): { value: number; maintenance: number; ntl: number } | null {
   const usdc = acct.usdc;
   if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
   const bps = state.config.clearinghouse.maintenanceBps;
@@ -105,7 +89,7 @@ export function crossMaintenanceNum(state: ExchangeState, acct: Account, marks: 
   for (const pos of acct.positions.values()) {
     const market = state.perps[pos.asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
-    const ntl = notionalNum(market, marks[pos.asset] as number, Math.abs(pos.szi));
+    const ntl = notionalNum(market, marks?.[pos.asset] ?? state.markPx(market), Math.abs(pos.szi));
     if (ntl < 0 || ntl > TERM_BOUND || pos.entryNtl > TERM_BOUND_BIG) return null; // entryNtl is never negative
     const mm = maintenanceNum(bps, market.config.maxLeverage, ntl);
     if (mm < 0) return null;
