@@ -3,27 +3,71 @@
 // Money and token amounts are bigint units of 10^-8; sizes are lots; prices are price units.
 import type { Address } from '../primitives/index.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
+import type { BookOrder } from './engine/book-order.ts';
 
-export interface Position {
-  /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
-  readonly asset: number;
-  /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
-  szi: number;
-  /** Cost basis of the open size in USD units, always >= 0. */
-  entryNtl: bigint;
+/** What valuing a position needs (a position, or a what-if copy of one). */
+export interface PositionFigures {
+  readonly szi: number;
+  readonly entryNtl: bigint;
+  readonly margin: bigint;
+}
+
+export class Position implements PositionFigures {
   /** Funding paid (> 0) or received (< 0) since the position opened, USD units. */
-  funding: bigint;
+  funding = 0n;
   /**
    * Isolated margin set aside for the position, USD units; 0 for a cross position. It leaves the
    * account's USDC when the position opens or grows (the initial margin of what was added) and
    * returns in proportion as it closes; funding of an isolated position is paid from it.
    */
-  margin: bigint;
-  /** The account that holds it. */
-  readonly owner: Account;
+  margin = 0n;
   /** Its slot in its market's `HolderList`, -1 when not listed there. Bookkeeping, not state. */
-  holderSlot: number;
+  holderSlot = -1;
+  private sziLots: number;
+  private entry: bigint;
+
+  constructor(
+    /** The account that holds it. */
+    readonly owner: Account,
+    /** The perp asset (the key of the account's position map, kept here so loops over positions need not read entries). */
+    readonly asset: number,
+    szi: number,
+    entryNtl: bigint,
+  ) {
+    this.sziLots = szi;
+    this.entry = entryNtl;
+  }
+
+  /** Signed size in lots: > 0 long, < 0 short. Never 0 while the position exists. */
+  get szi(): number {
+    return this.sziLots;
+  }
+
+  set szi(v: number) {
+    this.sziLots = v;
+    this.owner.screenPosition(this.asset, SCREEN_SZI, v);
+  }
+
+  /** Cost basis of the open size in USD units, always >= 0. */
+  get entryNtl(): bigint {
+    return this.entry;
+  }
+
+  set entryNtl(v: bigint) {
+    this.entry = v;
+    this.owner.screenPosition(this.asset, SCREEN_ENTRY, Number(v));
+  }
 }
+
+/** Offsets in `Account.screen`: the two account figures, then a record per position. */
+export const SCREEN_USDC = 0;
+export const SCREEN_ORDER_MARGIN = 1;
+export const SCREEN_HELD_USDC = 2;
+export const SCREEN_POSITIONS = 3;
+export const SCREEN_RECORD = 3;
+export const SCREEN_ASSET = 0;
+export const SCREEN_SZI = 1;
+export const SCREEN_ENTRY = 2;
 
 /** A spot order's hold: `amount` of `token` set aside while it rests. */
 export interface Hold {
@@ -32,14 +76,23 @@ export interface Hold {
 }
 
 export class Account {
-  /** USDC (token 10000): perp collateral and spot quote balance. */
-  usdc: bigint;
+  /**
+   * The figures an order's margin check reads, as doubles in one packed array, so that the check
+   * touches the account and this array and no other object: `[usdc, orderMargin, held USDC]`, then
+   * `[asset, szi, entryNtl]` for each position in the order of `positions`. Each is `Number()` of
+   * the exact field, kept in step by the fields' setters and by `addPosition`/`removePosition`.
+   * A cache for screens with slack (`freeMarginCovers`), never state.
+   */
+  readonly screen: number[] = [0.5, 0.5, 0.5]; // doubles from the start: V8 keeps them unboxed
+  private usdcUnits: bigint;
+  private orderMarginUnits = 0n;
   /** Spot tokens other than USDC. */
   readonly tokens = new Map<number, bigint>();
   /** Spot holds by token (sum of the holds of resting spot orders). */
   readonly held = new Map<number, bigint>();
   readonly holds = new Map<number, Hold>();
-  readonly positions = new Map<number, Position>();
+  /** Open positions by asset; changed through `addPosition`/`removePosition`. */
+  readonly positions: ReadonlyMap<number, Position> = new Map<number, Position>();
   /** Leverage chosen per asset; absent means the market default. Changed through `setLeverage`. */
   readonly leverage: ReadonlyMap<number, number> = new Map<number, number>();
   /** Assets the account trades with isolated margin (besides the onlyIsolated markets). Changed through `setIsolated`. */
@@ -64,20 +117,83 @@ export class Account {
    */
   perpRealized = 0n;
   spotFees = 0n;
-  /** Initial margin reserved by each resting perp order, and their sum. */
-  readonly margins = new Map<number, bigint>();
-  orderMargin = 0n;
+
   /**
    * In the liquidation sweep's order (`ExchangeState.sweepOrder` or `newHolders`): set when the
    * account first holds a position, cleared when a sweep finds it holding none. A cache, not state.
    */
   sweepListed = false;
+  /**
+   * The account's own nonce list (`ExchangeState.nonces` of its address, the same array), once a
+   * transaction it signed has looked it up: the entry is never replaced, so the hot path reads it
+   * from the account it already holds. A cache, not state.
+   */
+  nonces: number[] | null = null;
 
   constructor(
     readonly address: Address,
     usdc: bigint,
   ) {
-    this.usdc = usdc;
+    this.usdcUnits = usdc;
+    this.screen[SCREEN_USDC] = Number(usdc);
+    this.screen[SCREEN_ORDER_MARGIN] = 0;
+    this.screen[SCREEN_HELD_USDC] = 0;
+  }
+
+  /** USDC (token 10000): perp collateral and spot quote balance. */
+  get usdc(): bigint {
+    return this.usdcUnits;
+  }
+
+  set usdc(v: bigint) {
+    this.usdcUnits = v;
+    this.screen[SCREEN_USDC] = Number(v);
+  }
+
+  /** Initial margin reserved by the account's resting perp orders: the sum of their `margin`. */
+  get orderMargin(): bigint {
+    return this.orderMarginUnits;
+  }
+
+  set orderMargin(v: bigint) {
+    this.orderMarginUnits = v;
+    this.screen[SCREEN_ORDER_MARGIN] = Number(v);
+  }
+
+  /** Opens a position (the asset has none). */
+  addPosition(pos: Position): void {
+    (this.positions as Map<number, Position>).set(pos.asset, pos);
+    this.screen.push(pos.asset, pos.szi, Number(pos.entryNtl));
+  }
+
+  /** Closes the asset's position (its size is 0). */
+  removePosition(asset: number): void {
+    (this.positions as Map<number, Position>).delete(asset);
+    const s = this.screen;
+    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
+      if (s[i] === asset) {
+        s.splice(i, SCREEN_RECORD);
+        return;
+      }
+    }
+  }
+
+  /** The asset's position size in lots, 0 when none (read from `screen`: no map lookup). */
+  positionSzi(asset: number): number {
+    const s = this.screen;
+    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) if (s[i] === asset) return s[i + SCREEN_SZI] as number;
+    return 0;
+  }
+
+  /** Writes one figure of the asset's position into `screen` (a position not held: nothing). */
+  screenPosition(asset: number, offset: number, value: number): void {
+    const s = this.screen;
+    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
+      if (s[i] === asset) {
+        s[i + offset] = value;
+        return;
+      }
+    }
   }
 
   /** Sets the leverage chosen for an asset, or the market default (undefined). */
@@ -114,19 +230,18 @@ export class Account {
     return this.balance(token) - (this.held.get(token) ?? 0n);
   }
 
-  /** Sets the margin an order reserves (replacing what it reserved before). */
-  setMargin(oid: number, margin: bigint): void {
-    const before = this.margins.get(oid);
+  /** Sets the margin one of the account's resting perp orders reserves (replacing what it reserved before). */
+  setMargin(o: BookOrder, margin: bigint): void {
+    const before = o.margin;
     // A new order (no margin before) or none reserved: no bigint arithmetic to do.
-    if (before === undefined) {
-      if (margin !== 0n) this.orderMargin += margin;
-    } else if (margin !== before) this.orderMargin += margin - before;
-    this.margins.set(oid, margin);
+    if (margin === before) return;
+    this.orderMargin += before === 0n ? margin : margin - before;
+    o.margin = margin;
   }
 
   hold(oid: number, token: number, amount: bigint): void {
     this.holds.set(oid, { token, amount });
-    this.held.set(token, (this.held.get(token) ?? 0n) + amount);
+    this.setHeld(token, (this.held.get(token) ?? 0n) + amount);
   }
 
   /** Releases `amount` of an order's hold (all of it when `amount` is null or exceeds it). */
@@ -136,19 +251,23 @@ export class Account {
     const release = amount === null || amount > h.amount ? h.amount : amount;
     h.amount -= release;
     const total = (this.held.get(h.token) ?? 0n) - release;
-    if (total === 0n) this.held.delete(h.token);
-    else this.held.set(h.token, total);
+    this.setHeld(h.token, total);
     if (amount === null || h.amount === 0n) this.holds.delete(oid);
   }
 
-  /** Releases whatever a resting order reserved. */
-  releaseOrder(oid: number): void {
-    const margin = this.margins.get(oid);
-    if (margin !== undefined) {
-      this.orderMargin -= margin;
-      this.margins.delete(oid);
+  private setHeld(token: number, total: bigint): void {
+    if (total === 0n) this.held.delete(token);
+    else this.held.set(token, total);
+    if (token === USDC_TOKEN_INDEX) this.screen[SCREEN_HELD_USDC] = Number(total);
+  }
+
+  /** Releases whatever one of the account's orders reserved (it has just left the book). */
+  releaseOrder(o: BookOrder): void {
+    if (o.margin !== 0n) {
+      this.orderMargin -= o.margin;
+      o.margin = 0n;
     }
-    this.releaseHold(oid, null);
+    if (this.holds.size !== 0) this.releaseHold(o.oid, null);
   }
 }
 
@@ -191,7 +310,7 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
   const delta = isBuy ? lots : -lots;
   if (pos === undefined || start === 0 || start > 0 === isBuy) {
     let p = pos;
-    if (p === undefined) acct.positions.set(asset, (p = { asset, szi: delta, entryNtl: ntl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
+    if (p === undefined) acct.addPosition((p = new Position(acct, asset, delta, ntl)));
     else {
       p.szi += delta;
       p.entryNtl += ntl;
@@ -220,14 +339,14 @@ export function applyFill(acct: Account, asset: number, isBuy: boolean, lots: nu
     pos.funding = 0n;
     fundIsolated(acct, pos, pos.entryNtl, isolatedLeverage);
   }
-  if (pos.szi === 0) acct.positions.delete(asset);
+  if (pos.szi === 0) acct.removePosition(asset);
   const dir: FillDirection =
     flipped > 0 ? (start > 0 ? 'Long > Short' : 'Short > Long') : start > 0 ? 'Close Long' : 'Close Short';
   return changed(start, closedPnl, dir);
 }
 
 /** Unrealized PnL of a position valued at `markNtl` (|szi| * mark in USD units). */
-export function unrealizedPnl(pos: Position, markNtl: bigint): bigint {
+export function unrealizedPnl(pos: PositionFigures, markNtl: bigint): bigint {
   return pos.szi > 0 ? markNtl - pos.entryNtl : pos.entryNtl - markNtl;
 }
 
@@ -248,6 +367,6 @@ export function initialMarginNum(ntl: number, leverage: number): number {
 
 /** Lots an order on this side may close: the position's size when it is the other way, else 0. */
 export function closableLots(acct: Account, asset: number, isBuy: boolean): number {
-  const szi = acct.positions.get(asset)?.szi ?? 0;
+  const szi = acct.positionSzi(asset);
   return szi !== 0 && szi > 0 !== isBuy ? Math.abs(szi) : 0;
 }

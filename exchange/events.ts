@@ -78,7 +78,7 @@ export interface OrderView {
   readonly triggerCondition: string;
   readonly triggerPx: string;
   readonly isPositionTpsl: boolean;
-  readonly children: OrderView[];
+  readonly children: readonly OrderView[];
 }
 
 /** Order statuses (Hyperliquid's names) that this engine produces. */
@@ -110,12 +110,16 @@ export type ExchangeEvent =
 /** The fields a limit order's view is made of: a resting BookOrder, or a taker that did not rest. */
 export type LimitFields = Pick<BookOrder, 'oid' | 'isBuy' | 'px' | 'sz' | 'origSz' | 'timestamp' | 'cloid' | 'reduceOnly' | 'tif'>;
 
-export function bookOrderView(m: Market, o: LimitFields): OrderView {
+/** Views never carry children here: one shared, frozen empty list (an allocation less per event). */
+const NO_CHILDREN: readonly OrderView[] = Object.freeze([]);
+
+/** `limitPx`: the price formatted, when the caller has it at hand. */
+export function bookOrderView(m: Market, o: LimitFields, limitPx = formatScaled(o.px, m.pxDecimals)): OrderView {
   const sz = formatScaled(o.sz, m.szDecimals);
   return {
     coin: m.name,
     side: o.isBuy ? 'B' : 'A',
-    limitPx: formatScaled(o.px, m.pxDecimals),
+    limitPx,
     sz,
     oid: o.oid,
     timestamp: o.timestamp,
@@ -128,7 +132,7 @@ export function bookOrderView(m: Market, o: LimitFields): OrderView {
     triggerCondition: 'N/A',
     triggerPx: '0',
     isPositionTpsl: false,
-    children: [],
+    children: NO_CHILDREN,
   };
 }
 
@@ -152,6 +156,6 @@ export function triggerOrderView(m: Market, t: TriggerOrder): OrderView {
     triggerCondition: `Price ${fireAbove ? 'above' : 'below'} ${px}`,
     triggerPx: px,
     isPositionTpsl: t.grouping === 'positionTpsl',
-    children: [],
+    children: NO_CHILDREN,
   };
 }

@@ -15,7 +15,7 @@ import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateIsolatedMargin, updateLeverage } from './leverage.ts';
 import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer, withdraw } from './accounts-actions.ts';
-import { useNonce } from './nonces.ts';
+import { useNonce, useOwnNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
@@ -116,19 +116,19 @@ export class Exchange {
     return state.accounts.get(owner) ?? exchangeError('ACCOUNT_NOT_ACTIVATED');
   }
 
-  /** Checks the nonce against the block time and marks it used. */
-  private useNonce(signer: Address, nonce: number): ExchangeError | null {
+  /** Checks the nonce against the block time and marks it used (`acct`: the account acted for). */
+  private useNonce(signer: Address, nonce: number, acct: Account): ExchangeError | null {
     const { state } = this;
     const window = state.config.nonceWindowMs;
     if (!Number.isSafeInteger(nonce) || nonce < state.time - window) return exchangeError('NONCE_TOO_OLD');
     if (nonce > state.time + window) return exchangeError('NONCE_IN_FUTURE');
-    return useNonce(state.nonces, signer, nonce);
+    return signer === acct.address ? useOwnNonce(state.nonces, acct, nonce) : useNonce(state.nonces, signer, nonce);
   }
 
   private run(tx: ExchangeTx, events: ExchangeEvent[]): TxResult {
     const acct = this.actor(tx);
     if ('code' in acct) return { status: 'err', error: acct };
-    const nonceError = this.useNonce(tx.signer, tx.nonce);
+    const nonceError = this.useNonce(tx.signer, tx.nonce, acct);
     if (nonceError !== null) return { status: 'err', error: nonceError };
     const action = parseAction(tx.action);
     if (isActionParseError(action)) return { status: 'err', error: exchangeError('INVALID_ACTION', action.message) };

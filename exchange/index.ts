@@ -17,9 +17,11 @@ export {
   signerCandidates, recoverSigner, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,
   parseSignature, type AuthConfig, type Binding, type SignatureWire, type SignerCandidate, type SignedFields,
 } from './auth.ts';
+export { submitLimit, type LimitSpec, type LimitOutcome } from './limit-orders.ts';
+export type { TxContext } from './order-context.ts';
 export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';
 export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from './engine/book-order.ts';
 export { NumMap } from './engine/num-map.ts';
 export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
 export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
-export type { Account } from './account.ts';
+export { Position, type Account } from './account.ts';

@@ -70,7 +70,7 @@ export function updateIsolatedMargin(ctx: TxContext, acct: Account, action: Upda
     if (amount > availableMargin(state, acct)) return exchangeError('INSUFFICIENT_MARGIN', `${m.name}: not enough free cross collateral to add`);
   } else {
     const mark = state.markPx(m);
-    const after = { ...pos, margin: pos.margin + amount };
+    const after = { szi: pos.szi, entryNtl: pos.entryNtl, margin: pos.margin + amount };
     const f = isolatedFigures(state, m, after, mark);
     if (after.margin < 0n || f.value < initialMargin(f.ntl, state.leverage(acct, m))) {
       return exchangeError('INSUFFICIENT_MARGIN', `${m.name}: the isolated position would fall below its initial margin`);

@@ -5,7 +5,7 @@ import { divRound, formatScaled } from '../primitives/index.ts';
 import { closableLots, type Account } from './account.ts';
 import type { OrderRequest } from './actions.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
-import { TIF_ALO, TIF_GTC, TIF_IOC, type BookOrder, type TifCode } from './engine/book-order.ts';
+import { TIF_ALO, TIF_GTC, TIF_IOC, type BookOrder, type OwnerOrders, type TifCode } from './engine/book-order.ts';
 import {
   REJECT_BAD_NUMBER, REJECT_DUPLICATE_CLOID, REJECT_IOC_NO_MATCH, REJECT_MAX_OPEN, REJECT_MIN_SIZE,
   REJECT_POST_ONLY, REJECT_PRICE_BAND, REJECT_SIG_FIGS, REJECT_TICK,
@@ -93,7 +93,7 @@ function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lot
  * Exchange-level admission of a limit order; returns its possibly clamped size or an error.
  * `replacing`: a modify, whose old version has already left the book (and the open-order count).
  */
-function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replacing: boolean): number | ExchangeError {
+function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replacing: boolean, list: OwnerOrders | undefined): number | ExchangeError {
   let sz = spec.sz;
   if (spec.reduceOnly) {
     if (m.kind === 'spot') return exchangeError('REDUCE_ONLY_VIOLATED', 'spot orders cannot be reduce-only');
@@ -106,11 +106,12 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
     return exchangeError('DUPLICATE_CLOID');
   }
   if (spec.tif !== TIF_IOC && !replacing) {
-    const open = m.engine.openCount(acct.address) + (m.kind === 'perp' ? m.triggers.count(acct.address) : 0);
+    const open = (list?.count ?? 0) + (m.kind === 'perp' ? m.triggers.count(acct.address) : 0);
     if (open >= ctx.state.config.maxOpenOrdersPerMarket) return exchangeError('MAX_OPEN_ORDERS');
   }
   if (m.kind === 'perp') {
-    if (!orderMarginCovered(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly)) return ERR.margin();
+    const sideLots = list === undefined ? 0 : spec.isBuy ? list.buyLots : list.sellLots;
+    if (!orderMarginCovered(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly, sideLots)) return ERR.margin();
   } else {
     const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
     if (hold.amount > acct.free(hold.token) || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct))) {
@@ -125,10 +126,11 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
  * `replacing` marks a modify (its old version has already left the book).
  */
 export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replacing = false): LimitOutcome | ExchangeError {
-  const sz = admit(ctx, acct, m, spec, replacing);
-  if (isExchangeError(sz)) return sz;
   const engine = m.engine;
-  const code = engine.place(spec.oid, acct.address, spec.isBuy, spec.px, sz, spec.tif, spec.reduceOnly, spec.cloid, ctx.time, spec.seq);
+  const list = engine.ownerList(acct.address); // looked up once: admission and placement read it
+  const sz = admit(ctx, acct, m, spec, replacing, list);
+  if (isExchangeError(sz)) return sz;
+  const code = engine.place(spec.oid, acct.address, spec.isBuy, spec.px, sz, spec.tif, spec.reduceOnly, spec.cloid, ctx.time, spec.seq, list);
   if (code < 0) return engineReject(code, m, spec.isBuy, spec.px, sz);
   // A new order's oid is taken only once the engine accepted it: refused orders leave no gap.
   if (spec.oid === ctx.state.ids.nextOid) ctx.state.ids.nextOid += 1;
@@ -137,7 +139,7 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   const selfTradeCancels = engine.selfTradeCancels.length === 0 ? NONE : engine.selfTradeCancels.slice();
   const fills = engine.fillCount === 0 ? NONE : engine.fills.slice(0, engine.fillCount);
   const filledLots = engine.filled;
-  const resting = engine.orders.get(spec.oid) ?? null;
+  const resting = engine.rested;
   for (let i = 0; i < selfTradeCancels.length; i++) orderLeft(ctx, m, selfTradeCancels[i] as BookOrder, 'selfTradeCanceled');
   // Most orders rest without trading: no taker record to build then.
   const filledNtl = fills.length === 0 ? 0n : settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
@@ -153,7 +155,7 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   if (m.kind === 'perp') {
     if (fills.length === 0) {
       // No position moved: only the new resting order needs its margin (it is the newest).
-      if (resting !== null) acct.setMargin(spec.oid, newestOrderMargin(ctx.state, acct, m, resting));
+      if (resting !== null) acct.setMargin(resting, newestOrderMargin(ctx.state, acct, m, resting));
     } else {
       const owners = new Set<string>([acct.address]);
       for (const f of fills) owners.add(f.maker.owner);
@@ -164,7 +166,8 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
     // Nothing traded: only the taker's own resting orders stood in the way, or nothing did.
     return exchangeError(selfTradeCancels.length > 0 ? 'SELF_TRADE_PREVENTED' : 'IOC_NO_MATCH');
   }
-  return { filledLots, filledNtl, rested: resting !== null && engine.orders.has(spec.oid) };
+  // Settling fills may cancel the new order (reduce-only rules); nothing else here can.
+  return { filledLots, filledNtl, rested: resting !== null && (fills.length === 0 || engine.orders.has(spec.oid)) };
 }
 
 /** Status event of a taker that did not rest: filled, or its Ioc remainder cancelled. */

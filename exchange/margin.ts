@@ -1,7 +1,10 @@
 // Margin figures of one account at mark prices. Cross positions share the account's USDC;
 // an isolated position stands on its own margin: its value is that margin plus its unrealized
 // PnL, and neither helps nor hurts the cross account until the position closes.
-import { initialMargin, unrealizedPnl, type Account, type Position } from './account.ts';
+import {
+  SCREEN_ASSET, SCREEN_ENTRY, SCREEN_HELD_USDC, SCREEN_ORDER_MARGIN, SCREEN_POSITIONS, SCREEN_RECORD, SCREEN_SZI, SCREEN_USDC,
+  initialMargin, unrealizedPnl, type Account, type PositionFigures,
+} from './account.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 import type { PerpMarket } from './markets.ts';
 import { notionalNum, type ExchangeState } from './state.ts';
@@ -119,7 +122,7 @@ export function maintenanceNum(bps: number, maxLeverage: number, ntl: number): n
 }
 
 /** An isolated position's own figures at a mark: margin plus unrealized PnL, and its maintenance margin. */
-export function isolatedFigures(state: ExchangeState, m: PerpMarket, pos: Position, mark: number): { value: bigint; maintenance: bigint; ntl: bigint } {
+export function isolatedFigures(state: ExchangeState, m: PerpMarket, pos: PositionFigures, mark: number): { value: bigint; maintenance: bigint; ntl: bigint } {
   const ntl = state.notional(m, mark, Math.abs(pos.szi));
   return { value: pos.margin + unrealizedPnl(pos, ntl), maintenance: maintenanceOf(state, m.config.maxLeverage, ntl), ntl };
 }
@@ -156,20 +159,22 @@ export function availableMargin(state: ExchangeState, acct: Account): bigint {
  * doubles compute alike on every machine, so the screen never changes an outcome.
  */
 export function freeMarginCovers(state: ExchangeState, acct: Account, need: number): boolean | null {
-  const usdc = Number(acct.usdc);
-  const reserved = Number(acct.orderMargin) + (acct.held.size === 0 ? 0 : Number(acct.held.get(USDC_TOKEN_INDEX) ?? 0n));
+  // The account's figures as doubles (`Account.screen`): this reads no other object of the account.
+  const s = acct.screen;
+  const usdc = s[SCREEN_USDC] as number;
+  const reserved = (s[SCREEN_ORDER_MARGIN] as number) + (s[SCREEN_HELD_USDC] as number);
   let free = usdc - reserved;
   let magnitude = Math.abs(usdc) + Math.abs(reserved) + need;
   let terms = 3;
-  for (const pos of acct.positions.values()) {
-    const asset = pos.asset;
-    const market = state.perps[asset];
+  for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
+    const market = state.perps[s[i + SCREEN_ASSET] as number];
     if (market === undefined) return null;
     if (state.isIsolated(acct, market)) continue;
-    const ntl = Math.abs(pos.szi) * state.markPx(market) * market.ntlScaleNum;
-    const entry = Number(pos.entryNtl);
+    const szi = s[i + SCREEN_SZI] as number;
+    const ntl = Math.abs(szi) * state.markPx(market) * market.ntlScaleNum;
+    const entry = s[i + SCREEN_ENTRY] as number;
     const im = ntl / state.leverage(acct, market);
-    free += (pos.szi > 0 ? ntl - entry : entry - ntl) - im;
+    free += (szi > 0 ? ntl - entry : entry - ntl) - im;
     magnitude += ntl + entry + im;
     terms += 3;
   }

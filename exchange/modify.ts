@@ -83,8 +83,7 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   // Copy the hold: releasing the order zeroes the Hold object itself.
   const hold = acct.holds.get(oid);
   const held = hold === undefined ? null : { token: hold.token, amount: hold.amount };
-  m.engine.cancel(acct.address, oid);
-  acct.releaseOrder(oid);
+  acct.releaseOrder(m.engine.cancel(acct.address, oid) as BookOrder); // it rests (found above)
   const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, ...(improves ? { seq: old.seq } : {}) };
   const out = submitLimit(ctx, acct, m, spec, true);
   if (!isExchangeError(out)) {

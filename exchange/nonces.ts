@@ -2,6 +2,7 @@
 // (Hyperliquid's rule). A nonce is refused when it was used, or when the set is full and the
 // nonce is below all of them; the 60-second window against the block time applies on top. So
 // memory per signer is bounded and every check is a binary search.
+import type { Account } from './account.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 
 /** Nonces kept per signer. */
@@ -35,6 +36,24 @@ export function useNonce(nonces: Map<string, number[]>, signer: string, nonce: n
   if (refusal !== null) return refusal;
   if (used === undefined) nonces.set(signer, [nonce]);
   else recordIn(used, nonce);
+  return null;
+}
+
+/** `useNonce` for an account signing for itself, its list cached on the account (`Account.nonces`). */
+export function useOwnNonce(nonces: Map<string, number[]>, acct: Account, nonce: number): ExchangeError | null {
+  let used = acct.nonces;
+  if (used === null) {
+    const known = nonces.get(acct.address);
+    if (known === undefined) {
+      // An empty list refuses nothing: created here, it is recorded into below.
+      used = [];
+      nonces.set(acct.address, used);
+    } else used = known;
+    acct.nonces = used;
+  }
+  const refusal = nonceRefusal(used, nonce);
+  if (refusal !== null) return refusal;
+  recordIn(used, nonce);
   return null;
 }
 

@@ -1,5 +1,6 @@
 // What order handling shares: the transaction context, status events, and the bookkeeping when
 // an order leaves the book (reserve released, TP/SL children activated or dropped).
+import { formatScaled } from '../primitives/index.ts';
 import type { Account } from './account.ts';
 import type { BookOrder } from './engine/book-order.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
@@ -32,7 +33,10 @@ export function accountOf(state: ExchangeState, owner: string): Account {
 }
 
 export function emitBookOrder(ctx: TxContext, m: Market, o: BookOrder, status: OrderStatus): void {
-  ctx.events.push({ kind: 'order', user: o.owner, status, statusTimestamp: ctx.time, order: bookOrderView(m, o) });
+  // A resting order's price is its level's: formatted once per level, not once per order.
+  const level = o.level;
+  const view = level === null ? bookOrderView(m, o) : bookOrderView(m, o, (level.text ??= formatScaled(o.px, m.pxDecimals)));
+  ctx.events.push({ kind: 'order', user: o.owner, status, statusTimestamp: ctx.time, order: view });
 }
 
 export function emitTrigger(ctx: TxContext, m: Market, t: TriggerOrder, status: OrderStatus): void {
@@ -44,7 +48,7 @@ export function emitTrigger(ctx: TxContext, m: Market, t: TriggerOrder, status: 
  * settle its `normalTpsl` children. The engine has already taken it out.
  */
 export function orderLeft(ctx: TxContext, m: Market, o: BookOrder, status: OrderStatus): void {
-  accountOf(ctx.state, o.owner).releaseOrder(o.oid);
+  accountOf(ctx.state, o.owner).releaseOrder(o);
   emitBookOrder(ctx, m, o, status);
   if (m.kind === 'perp') parentDone(ctx, m, o.oid, o.origSz - o.sz);
 }

@@ -19,8 +19,8 @@ export function marginPx(m: PerpMarket, isBuy: boolean, px: number): number {
  * Whether the account's free collateral carries a new order's margin (`need <= available`, the
  * admission rule), screened in doubles first (see `freeMarginCovers`).
  */
-export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): boolean {
-  const open = openingLots(acct, m, isBuy, lots, reduceOnly);
+export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean, sideLots = m.engine.ownerLots(acct.address, isBuy)): boolean {
+  const open = openingLots(acct, m, isBuy, lots, reduceOnly, sideLots);
   if (open === 0) return true;
   const lev = state.leverage(acct, m);
   const mpx = marginPx(m, isBuy, px);
@@ -31,14 +31,17 @@ export function orderMarginCovered(state: ExchangeState, acct: Account, m: PerpM
 
 /** Margin a new order needs, given the owner's position and same-side resting orders. */
 export function newOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, px: number, lots: number, reduceOnly: boolean): bigint {
-  const open = openingLots(acct, m, isBuy, lots, reduceOnly);
+  const open = openingLots(acct, m, isBuy, lots, reduceOnly, m.engine.ownerLots(acct.address, isBuy));
   return open === 0 ? 0n : initialMargin(state.notional(m, marginPx(m, isBuy, px), open), state.leverage(acct, m));
 }
 
-/** Lots of a new order that open or extend exposure: what the position's closing capacity, less the same-side resting orders, does not cover. */
-function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number, reduceOnly: boolean): number {
+/**
+ * Lots of a new order that open or extend exposure: what the position's closing capacity, less
+ * the same-side resting orders (`sideLots`, the engine's `ownerLots`), does not cover.
+ */
+function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number, reduceOnly: boolean, sideLots: number): number {
   if (reduceOnly) return 0;
-  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - m.engine.ownerLots(acct.address, isBuy));
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - sideLots);
   return Math.max(0, lots - capacity);
 }
 
@@ -69,13 +72,13 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
     for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
     for (const o of orders) {
       if (o.reduceOnly) {
-        acct.setMargin(o.oid, 0n);
+        acct.setMargin(o, 0n);
         continue;
       }
       const closing = Math.min(o.sz, Math.max(0, capacity));
       capacity -= closing;
       const open = o.sz - closing;
-      acct.setMargin(o.oid, open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), lev));
+      acct.setMargin(o, open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), lev));
     }
   }
 }

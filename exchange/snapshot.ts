@@ -2,7 +2,7 @@
 // inverse. Books are written level by level from the best price, each level in queue order, with
 // every order's queue sequence, so a restored book keeps price-time priority exactly.
 import { bytesToHex, canonicalize, keccak256, utf8, type Address, type Json } from '../primitives/index.ts';
-import { Account } from './account.ts';
+import { Account, Position } from './account.ts';
 import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
@@ -82,14 +82,27 @@ function sideRows(side: BookSide): OrderRow[] {
   return rows;
 }
 
-function accountRow(a: Account): AccountRow {
+/** Each owner's resting perp orders as [oid, margin reserved] (the snapshot keeps them with the account). */
+function orderMarginsByOwner(state: ExchangeState): Map<string, [number, string][]> {
+  const byOwner = new Map<string, [number, string][]>();
+  for (const m of state.perps) {
+    for (const o of m.engine.orders.values()) {
+      let rows = byOwner.get(o.owner);
+      if (rows === undefined) byOwner.set(o.owner, (rows = []));
+      rows.push([o.oid, o.margin.toString()]);
+    }
+  }
+  return byOwner;
+}
+
+function accountRow(a: Account, margins: [number, string][]): AccountRow {
   return [
     a.address,
     a.usdc.toString(),
     [...a.tokens.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum),
     [...a.positions.entries()].map(([asset, p]): [number, number, string, string, string] => [asset, p.szi, p.entryNtl.toString(), p.funding.toString(), p.margin.toString()]).sort(byNum),
     [...a.leverage.entries()].sort(byNum),
-    [...a.margins.entries()].map(([oid, v]): [number, string] => [oid, v.toString()]).sort(byNum),
+    margins.sort(byNum),
     [...a.holds.entries()].map(([oid, h]): [number, number, string] => [oid, h.token, h.amount.toString()]).sort(byNum),
     [...a.fundingAllTime.entries()].map(([asset, v]): [number, string] => [asset, v.toString()]).sort(byNum),
     a.requests,
@@ -100,6 +113,7 @@ function accountRow(a: Account): AccountRow {
 }
 
 export function snapshotState(state: ExchangeState): Json {
+  const margins = orderMarginsByOwner(state);
   const snap: Snapshot = {
     version: 4,
     height: state.height,
@@ -112,7 +126,7 @@ export function snapshotState(state: ExchangeState): Json {
     lastPremiumSample: state.lastPremiumSample,
     lastSweep: state.lastSweep,
     lastSweepOracles: state.lastSweepOracles,
-    accounts: [...state.accounts.values()].map(accountRow).sort((a, b) => byKey([a[0], 0], [b[0], 0])),
+    accounts: [...state.accounts.values()].map((a) => accountRow(a, margins.get(a.address) ?? [])).sort((a, b) => byKey([a[0], 0], [b[0], 0])),
     markets: state.markets.map((m) => ({
       asset: m.asset,
       lastPx: m.lastPx,
@@ -140,11 +154,14 @@ export function snapshotState(state: ExchangeState): Json {
 }
 
 function restoreAccount(row: AccountRow): Account {
-  const [address, usdc, tokens, positions, leverage, margins, holds, fundingAllTime, requests, cumVlm, isolated, pnl] = row;
+  const [address, usdc, tokens, positions, leverage, , holds, fundingAllTime, requests, cumVlm, isolated, pnl] = row;
   const acct = new Account(address, BigInt(usdc));
   for (const [t, v] of tokens) acct.credit(t, BigInt(v));
   for (const [asset, szi, entryNtl, funding, margin] of positions) {
-    acct.positions.set(asset, { asset, szi, entryNtl: BigInt(entryNtl), owner: acct, holderSlot: -1, funding: BigInt(funding), margin: BigInt(margin ?? '0') });
+    const pos = new Position(acct, asset, szi, BigInt(entryNtl));
+    pos.funding = BigInt(funding);
+    pos.margin = BigInt(margin ?? '0');
+    acct.addPosition(pos);
   }
   for (const asset of isolated ?? []) acct.setIsolated(asset, true);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');
@@ -153,7 +170,6 @@ function restoreAccount(row: AccountRow): Account {
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);
   for (const [asset, lev] of leverage) acct.setLeverage(asset, lev);
-  for (const [oid, v] of margins) acct.setMargin(oid, BigInt(v));
   for (const [oid, token, v] of holds) acct.hold(oid, token, BigInt(v));
   return acct;
 }
@@ -204,6 +220,15 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
         ms.day.volume.forEach((v, i) => (m.hourlyVolume[i] = BigInt(v)));
         ms.day.mark.forEach((v, i) => (m.hourlyMark[i] = v));
       }
+    }
+  }
+  // Order margins go on the orders, which rest by now.
+  for (const row of snap.accounts) {
+    const acct = state.accounts.get(row[0]) as Account;
+    for (const [oid, v] of row[5]) {
+      const o = state.perps.find((m) => m.engine.orders.has(oid))?.engine.orders.get(oid);
+      if (o === undefined || o.owner !== acct.address) throw new Error(`snapshot reserves margin for order ${oid} that does not rest`);
+      acct.setMargin(o, BigInt(v));
     }
   }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, [...nonces]);

@@ -87,12 +87,41 @@ export function scanUnits(text: string, decimals: number): number {
   return units;
 }
 
+/** 10^0 .. 10^15: a safe integer's remainder and quotient by these are exact. */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+const ZEROS = Array.from({ length: 16 }, (_, i) => '0'.repeat(i));
+
+/**
+ * `formatScaled` of a safe integer: whole and fraction parts by exact integer division, each
+ * converted once (V8 caches the strings of recent numbers, and prices and sizes repeat).
+ */
+function formatSafe(value: number, decimals: number): string {
+  const negative = value < 0;
+  const abs = negative ? -value : value;
+  const scale = POW10[decimals] as number;
+  let frac = abs % scale;
+  const whole = (abs - frac) / scale;
+  let s: string;
+  if (frac === 0) s = String(whole);
+  else {
+    let digits = decimals;
+    while (frac % 10 === 0) {
+      frac /= 10;
+      digits--;
+    }
+    const f = String(frac);
+    s = f.length < digits ? `${whole}.${ZEROS[digits - f.length] as string}${f}` : `${whole}.${f}`;
+  }
+  return negative && abs !== 0 ? `-${s}` : s;
+}
+
 /** Formats value * 10^-decimals as a normalized decimal: no exponent, no trailing zeros, "0" for zero. */
 export function formatScaled(value: bigint | number, decimals: number): string {
   let negative: boolean;
   let s: string;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${value}`);
+    if (decimals < POW10.length) return formatSafe(value, decimals);
     negative = value < 0;
     s = String(negative ? -value : value);
   } else {

@@ -31,8 +31,14 @@ export class BookOrder {
   ownerPrev: BookOrder | null = null;
   ownerNext: BookOrder | null = null;
   /** The level it rests in (null when not in the book) and its owner's list: no lookups on removal. */
-  level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number } | null = null;
+  level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number; text: string | null } | null = null;
   ownerList: OwnerOrders | null = null;
+  /**
+   * Initial margin this order reserves (USD units, 0 for none): set and read by the exchange
+   * layer, which keeps its owner's total; kept on the order so that placing one touches no
+   * per-account table. Zeroed when the engine reuses the object.
+   */
+  margin = 0n;
 
   constructor(
     public oid: number,

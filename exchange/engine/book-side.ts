@@ -9,6 +9,8 @@ export class Level {
   n = 0;
   head: BookOrder | null = null;
   tail: BookOrder | null = null;
+  /** The price as the exchange layer writes it in events: a cache it fills, kept with the level. */
+  text: string | null = null;
   constructor(readonly px: number) {}
 }
 

@@ -89,6 +89,8 @@ export class MatchingEngine {
   readonly selfTradeCancels: BookOrder[] = [];
   /** Lots filled by the last place() call. */
   filled = 0;
+  /** The order the last place() call put in the book, or null when it did not rest. */
+  rested: BookOrder | null = null;
   /** Orders that left the book during the current call; pooled at the start of the next. */
   /** Orders that left the book, reused by later placements. */
   private readonly pool: BookOrder[] = [];
@@ -102,6 +104,11 @@ export class MatchingEngine {
 
   side(isBuy: boolean): BookSide {
     return isBuy ? this.bids : this.asks;
+  }
+
+  /** The owner's open orders and side totals, undefined when none (to look up once and pass to `place`). */
+  ownerList(owner: Address): OwnerOrders | undefined {
+    return this.owners.get(owner);
   }
 
   openCount(owner: Address): number {
@@ -146,19 +153,19 @@ export class MatchingEngine {
   /**
    * Validates and places order `oid`: matches what crosses, then rests (Gtc, Alo) or drops (Ioc)
    * the remainder. Returns `oid`, or a REJECT_ code (< 0) with nothing changed. `seq` is its
-   * queue priority (a fresh one puts it at the back).
-   * `filled`, `fills` and `selfTradeCancels` describe what happened.
+   * queue priority (a fresh one puts it at the back); `list`, the owner's `ownerList` when the
+   * caller has just looked it up. `filled`, `fills` and `selfTradeCancels` describe what happened.
    */
-  place(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number, seq = this.ids.nextSeq++): number {
+  place(oid: number, owner: Address, isBuy: boolean, px: number, sz: number, tif: TifCode, reduceOnly: boolean, cloid: string | null, time: number, seq = this.ids.nextSeq++, list = this.owners.get(owner)): number {
     this.fillCount = 0;
     // Truncating an array is not free; skip it when already empty (the common case).
     if (this.selfTradeCancels.length !== 0) this.selfTradeCancels.length = 0;
     this.filled = 0;
+    this.rested = null;
     const priceError = this.checkPrice(px);
     if (priceError !== 0) return priceError;
     if (!Number.isSafeInteger(sz) || sz <= 0) return REJECT_BAD_NUMBER;
     if (sz < this.rules.minSz) return REJECT_MIN_SIZE;
-    const list = this.owners.get(owner);
     if (tif !== TIF_IOC && list !== undefined && list.count >= this.rules.maxOpenPerOwner) return REJECT_MAX_OPEN;
     if (cloid !== null && this.cloids.has(`${owner}:${cloid}`)) return REJECT_DUPLICATE_CLOID;
     const opposite = isBuy ? this.asks : this.bids;
@@ -176,6 +183,7 @@ export class MatchingEngine {
       } else {
         // Self-trade cancels may have emptied (and dropped) the owner's list looked up above.
         this.rest(order, this.selfTradeCancels.length === 0 ? list : undefined);
+        this.rested = order;
       }
     }
     return order.oid;
@@ -195,6 +203,7 @@ export class MatchingEngine {
     o.reduceOnly = reduceOnly;
     o.cloid = cloid;
     o.timestamp = time;
+    o.margin = 0n;
     return o;
   }
 

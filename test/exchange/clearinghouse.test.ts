@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, views } from '../../exchange/index.ts';
+import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -247,8 +247,8 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
     fc.property(big(10n ** 17n), big(10n ** 15n), fc.array(position, { minLength: 3, maxLength: 3 }), fc.integer({ min: -1000, max: 1000 }), fc.boolean(), (usdc, orderMargin, positions, delta, near) => {
       acct.usdc = usdc;
       acct.orderMargin = orderMargin;
-      acct.positions.clear();
-      positions.forEach((p, asset) => p !== undefined && acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n }));
+      for (const asset of [...acct.positions.keys()]) acct.removePosition(asset);
+      positions.forEach((p, asset) => p !== undefined && acct.addPosition(new Position(acct, asset, p.szi, p.entryNtl)));
       const available = availableMargin(h.ex.state, acct);
       // A need at the boundary (within a few units of what is free) or anywhere.
       const need = near ? Number(available) + delta : Math.abs(delta) * 1e9;
@@ -286,11 +286,11 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
   fc.assert(
     fc.property(fc.oneof(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.bigInt({ min: -(10n ** 13n), max: 10n ** 13n })), fc.array(position, { minLength: 3, maxLength: 3 }), fc.array(mark, { minLength: 3, maxLength: 3 }), (usdc, positions, marks) => {
       acct.usdc = usdc;
-      acct.positions.clear();
+      for (const asset of [...acct.positions.keys()]) acct.removePosition(asset);
       for (const asset of [...acct.isolated]) acct.setIsolated(asset, false);
       positions.forEach((p, asset) => {
         if (p === undefined) return;
-        acct.positions.set(asset, { asset, szi: p.szi, entryNtl: p.entryNtl, owner: acct, holderSlot: -1, funding: 0n, margin: 0n });
+        acct.addPosition(new Position(acct, asset, p.szi, p.entryNtl));
         if (p.isolated) acct.setIsolated(asset, true);
       });
       const n = crossMaintenanceNum(state, acct, marks);

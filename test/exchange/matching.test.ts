@@ -89,7 +89,7 @@ t.test('margin: orders are refused beyond cross collateral at the leverage', asy
   t.same(h.order(A, lim(BTC, true, '100000', '11')), [{ error: 'Insufficient margin' }], '55,000 > 54,500 free');
   t.same(h.order(A, lim(BTC, true, '100000', '10')), [{ resting: { oid: 4 } }], '50,000 fits');
   t.same(h.order(A, lim(BTC, false, '120000', '2')), [{ resting: { oid: 5 } }]);
-  t.equal(h.ex.state.accounts.get(A)?.margins.get(5), 0n, 'a reducing order reserves no margin');
+  t.equal(h.ex.state.perps[0]?.engine.orders.get(5)?.margin, 0n, 'a reducing order reserves no margin');
   t.match(h.order(C, lim(BTC, false, '130000', '150')), [{ resting: {} }], 'a short of 150 at 130,000 fits another account');
 });
 

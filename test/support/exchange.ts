@@ -154,9 +154,12 @@ export function bookInvariants(ex: Exchange): string | null {
   }
   for (const a of s.accounts.values()) {
     let margin = 0n;
-    for (const v of a.margins.values()) margin += v;
+    for (const m of s.perps) for (let o = m.engine.ownerHead(a.address); o !== null; o = o.ownerNext) margin += o.margin;
     if (margin !== a.orderMargin) return `${a.address} order margin ${a.orderMargin} != ${margin}`;
-    for (const oid of [...a.margins.keys(), ...a.holds.keys()]) {
+    // The margin screen's doubles: Number() of the exact fields, positions in the map's order.
+    const screen = [Number(a.usdc), Number(a.orderMargin), Number(a.held.get(10000) ?? 0n), ...[...a.positions.values()].flatMap((p) => [p.asset, p.szi, Number(p.entryNtl)])];
+    if (screen.length !== a.screen.length || screen.some((v, i) => v !== a.screen[i])) return `${a.address} screen ${a.screen.join(',')} != ${screen.join(',')}`;
+    for (const oid of a.holds.keys()) {
       const m = s.markets.find((mk) => mk.engine.orders.has(oid));
       if (m === undefined || m.engine.orders.get(oid)?.owner !== a.address) return `${a.address} reserves for order ${oid} that does not rest`;
     }
