@@ -1,7 +1,9 @@
 // The clearinghouse bench's chain and workload, shared by bench/clearinghouse.ts and the
 // profiling harness bench/ch-profile.ts: 10,000 accounts each holding positions in 3 perps,
 // passive orders from random accounts, and a 20% price fall that liquidates half of them.
-import { Exchange, type GenesisBalance } from '../exchange/index.ts';
+import {
+  Exchange, MatchingEngine, TIF_GTC, isExchangeError, submitLimit, type ExchangeTx, type GenesisBalance, type LimitSpec, type TxContext,
+} from '../exchange/index.ts';
 import { devnetGenesis, loadGenesis } from '../genesis/index.ts';
 import { mulberry32 } from '../test/support/exchange.ts';
 
@@ -56,37 +58,87 @@ export interface BenchOrder {
   lots: number;
 }
 
+/** The bare engines the exchange's placement is compared with: one per perp, no accounts. */
+export function bareEngines(): MatchingEngine[] {
+  return [0, 1, 2].map((asset) => new MatchingEngine({ pxDecimals: [1, 2, 4][asset]!, tick: 1, minSz: 1, maxOpenPerOwner: 1000, bandBps: 0 }, { nextOid: 1, nextTid: 1, nextSeq: 1 }));
+}
+
 /**
- * Places the orders through the exchange, 100 a block; orders/s and how many were refused. Only
- * the blocks' execution is timed: each block's wire transactions (what a client sends, as the
- * node hands them over after parsing the request) are built just before it, off the clock, and
- * the run starts after a full collection, as the bare engine's does.
+ * What a placement run is timed through: `tx`, whole transactions through `Exchange.execute` as a
+ * client sends them (signer and agent check, nonce, request budget, wire parsing, result objects);
+ * `clearinghouse`, the orders as numbers through `submitLimit` (the account looked up, margin
+ * admission, the engine, the reserve, the status event), what the clearinghouse adds to the engine.
  */
-export function place(ex: Exchange, orders: BenchOrder[], pxText: (a: number, px: number) => string, szText: string[]): { rate: number; refused: number } {
-  let time = ex.state.time;
+export type PlaceLayer = 'tx' | 'clearinghouse';
+
+export interface PlaceRun {
+  /** Orders/s of the exchange and of the bare engines over the same chunks. */
+  rate: number;
+  bareRate: number;
+  refused: number;
+}
+
+const BLOCK = 100;
+
+/**
+ * Places the orders through the exchange, 100 a block, and the same orders through fresh bare
+ * engines in a separate timed loop of the same process, with the exchange's chain alive (the heap
+ * the same size for both); `bareFirst` picks which runs first (rounds alternate it, as the heap
+ * grows by the orders placed). Only execution is timed: each block's wire transactions are built
+ * just before it, off the clock, and a full collection runs before each timed loop.
+ */
+export function place(ex: Exchange, orders: BenchOrder[], layer: PlaceLayer, bareFirst = false): PlaceRun {
+  const bareRate = bareFirst ? placeBare(orders) : 0;
+  const state = ex.state;
+  let time = state.time;
   let height = ex.height;
-  const batch = 100;
   (globalThis as { gc?: () => void }).gc?.();
   let elapsed = 0;
   let refused = 0;
-  const txs = [];
-  for (let i = 0; i < orders.length; i += batch) {
+  const txs: ExchangeTx[] = [];
+  for (let i = 0; i < orders.length; i += BLOCK) {
     time += 1000;
-    txs.length = 0;
-    for (let k = i; k < i + batch && k < orders.length; k++) {
-      const o = orders[k]!;
-      txs.push({ hash: '0x', signer: o.user, nonce: time + (k - i), vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a: o.asset, b: o.isBuy, p: pxText(o.asset, o.px), s: szText[o.asset], r: false, t: { limit: { tif: 'Gtc' } } }] } });
+    const last = Math.min(i + BLOCK, orders.length);
+    if (layer === 'tx') {
+      txs.length = 0;
+      for (let k = i; k < last; k++) {
+        const o = orders[k]!;
+        txs.push({ hash: '0x', signer: o.user, nonce: time + (k - i), vaultAddress: null, action: { type: 'order', grouping: 'na', orders: [{ a: o.asset, b: o.isBuy, p: pxText(o.asset, o.px), s: szText[o.asset], r: false, t: { limit: { tif: 'Gtc' } } }] } });
+      }
+      const t0 = performance.now();
+      ex.beginBlock(++height, time);
+      for (const tx of txs) {
+        const out = ex.execute(tx);
+        const st = out.result.status === 'ok' && out.result.response.type === 'order' ? out.result.response.data.statuses[0] : null;
+        if (st === null || (typeof st === 'object' && 'error' in (st as object))) refused++;
+      }
+      elapsed += performance.now() - t0;
+    } else {
+      const t0 = performance.now();
+      ex.beginBlock(++height, time);
+      for (let k = i; k < last; k++) {
+        const o = orders[k]!;
+        const ctx: TxContext = { state, hash: '0x', time, events: [] }; // one per order, as a transaction has
+        const acct = state.accounts.get(o.user)!;
+        const spec: LimitSpec = { oid: state.ids.nextOid, isBuy: o.isBuy, px: o.px, sz: o.lots, tif: TIF_GTC, reduceOnly: false, cloid: null };
+        if (isExchangeError(submitLimit(ctx, acct, state.perps[o.asset]!, spec))) refused++;
+      }
+      elapsed += performance.now() - t0;
     }
-    const t0 = performance.now();
-    ex.beginBlock(++height, time);
-    for (const tx of txs) {
-      const out = ex.execute(tx);
-      const st = out.result.status === 'ok' && out.result.response.type === 'order' ? out.result.response.data.statuses[0] : null;
-      if (st === null || (typeof st === 'object' && 'error' in (st as object))) refused++;
-    }
-    elapsed += performance.now() - t0;
   }
-  return { rate: orders.length / (elapsed / 1000), refused };
+  return { rate: orders.length / (elapsed / 1000), bareRate: bareFirst ? bareRate : placeBare(orders), refused };
+}
+
+/** The orders through fresh bare engines: orders/s. */
+function placeBare(orders: BenchOrder[]): number {
+  const bare = bareEngines();
+  (globalThis as { gc?: () => void }).gc?.();
+  const t0 = performance.now();
+  for (let k = 0; k < orders.length; k++) {
+    const o = orders[k]!;
+    bare[o.asset]!.place(k + 1, o.user, o.isBuy, o.px, o.lots, TIF_GTC, false, null, 0);
+  }
+  return orders.length / ((performance.now() - t0) / 1000);
 }
 
 /** The bench's orders: passive, around the mids (no crossing), each from a random account (seeded). */
@@ -102,8 +154,8 @@ export function benchOrders(): BenchOrder[] {
 }
 
 /** An order's price and size as a client writes them. */
-export const pxText = (asset: number, px: number): string => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
-export const szText = ['0.0001', '0.001', '0.1'];
+const pxText = (asset: number, px: number): string => (px / 10 ** [1, 2, 4][asset]!).toFixed([1, 2, 4][asset]!);
+const szText = ['0.0001', '0.001', '0.1'];
 
 /** A 20% fall: the oracle moves, the book is cleared so the mark follows, and one block ends. */
 export function sweep(ex: Exchange): { ms: number; liquidated: number } {
