@@ -6,7 +6,10 @@
 // PnL fell below its own maintenance margin is liquidated alone, the same way, and its loss is
 // capped at its margin. Every step is a recorded event.
 import { formatScaled } from '../primitives/index.ts';
-import { applyFill, closableLots, unrealizedPnl, type Account, type Position } from './account.ts';
+import {
+  SCREEN_ASSET, SCREEN_ENTRY, SCREEN_POSITIONS, SCREEN_RECORD, SCREEN_SZI, SCREEN_USDC,
+  applyFill, closableLots, unrealizedPnl, type Account, type Position,
+} from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { TIF_IOC } from './engine/book-order.ts';
 import { availableMargin, crossAccountValue, crossAccountValueNum, crossMaintenanceNum, isolatedFigures, marginFigures } from './margin.ts';
@@ -46,18 +49,21 @@ function crossUnderwater(ctx: TxContext, acct: Account, marks: readonly number[]
  */
 function clearlySafe(ctx: TxContext, acct: Account, marks: readonly number[], perUnit: readonly number[], mmRate: readonly number[]): boolean {
   const { state } = ctx;
-  let value = Number(acct.usdc);
+  // The account's figures as doubles (`Account.screen`), in the positions' order.
+  const s = acct.screen;
+  let value = s[SCREEN_USDC] as number;
   let maintenance = 0;
-  for (const pos of acct.positions.values()) {
-    const asset = pos.asset;
+  for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
+    const asset = s[i + SCREEN_ASSET] as number;
     const m = state.perps[asset];
     if (m === undefined) return false;
-    const ntl = Math.abs(pos.szi) * (marks[asset] as number) * (perUnit[asset] as number);
-    const entry = Number(pos.entryNtl);
-    const upnl = pos.szi > 0 ? ntl - entry : entry - ntl;
+    const szi = s[i + SCREEN_SZI] as number;
+    const ntl = Math.abs(szi) * (marks[asset] as number) * (perUnit[asset] as number);
+    const entry = s[i + SCREEN_ENTRY] as number;
+    const upnl = szi > 0 ? ntl - entry : entry - ntl;
     const mm = ntl * (mmRate[asset] as number);
     if (state.isIsolated(acct, m)) {
-      if (!(Number(pos.margin) + upnl > mm * 1.001 + 1_000_000)) return false;
+      if (!(Number((acct.positions.get(asset) as Position).margin) + upnl > mm * 1.001 + 1_000_000)) return false;
       continue;
     }
     value += upnl;

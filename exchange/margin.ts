@@ -66,7 +66,6 @@ export function crossAccountValue(state: ExchangeState, acct: Account, marks?: r
 /** Bound on each term of the safe-integer sum below (2^50), and on a partial sum before adding one (2^52). */
 const TERM_BOUND = 2 ** 50;
 const SUM_BOUND = 2 ** 52;
-const TERM_BOUND_BIG = BigInt(TERM_BOUND);
 
 /** `crossAccountValue` on safe integers, or null when a figure is too large to be sure of it (see `crossMaintenanceNum`). */
 export function crossAccountValueNum(state: ExchangeState, acct: Account, marks?: readonly number[]): number | null {
@@ -83,22 +82,27 @@ export function crossAccountValueNum(state: ExchangeState, acct: Account, marks?
  * take this path (the bigint path allocates at every step).
  */
 export function crossMaintenanceNum(state: ExchangeState, acct: Account, marks?: readonly number[]): { value: number; maintenance: number; ntl: number } | null {
-  const usdc = acct.usdc;
-  if (usdc > TERM_BOUND_BIG || usdc < -TERM_BOUND_BIG) return null;
+  // The account's figures as doubles (`Account.screen`): each is Number() of the exact field, so
+  // a bound that holds for the double holds for the field, and a double within it is exact.
+  const s = acct.screen;
+  const usdc = s[SCREEN_USDC] as number;
+  if (usdc > TERM_BOUND || usdc < -TERM_BOUND) return null;
   const bps = state.config.clearinghouse.maintenanceBps;
-  let value = Number(usdc);
+  let value = usdc;
   let maintenance = 0;
   let total = 0;
-  for (const pos of acct.positions.values()) {
-    const market = state.perps[pos.asset];
+  for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
+    const asset = s[i + SCREEN_ASSET] as number;
+    const market = state.perps[asset];
     if (market === undefined || state.isIsolated(acct, market)) continue;
-    const ntl = notionalNum(market, marks?.[pos.asset] ?? state.markPx(market), Math.abs(pos.szi));
-    if (ntl < 0 || ntl > TERM_BOUND || pos.entryNtl > TERM_BOUND_BIG) return null; // entryNtl is never negative
+    const szi = s[i + SCREEN_SZI] as number;
+    const ntl = notionalNum(market, marks?.[asset] ?? state.markPx(market), Math.abs(szi));
+    const entry = s[i + SCREEN_ENTRY] as number; // never negative
+    if (ntl < 0 || ntl > TERM_BOUND || entry > TERM_BOUND) return null;
     const mm = maintenanceNum(bps, market.config.maxLeverage, ntl);
     if (mm < 0) return null;
-    const entry = Number(pos.entryNtl);
     if (value > SUM_BOUND || value < -SUM_BOUND || maintenance > SUM_BOUND || total > SUM_BOUND) return null;
-    value += pos.szi > 0 ? ntl - entry : entry - ntl;
+    value += szi > 0 ? ntl - entry : entry - ntl;
     maintenance += mm;
     total += ntl;
   }
