@@ -89,7 +89,7 @@ export class Account {
   /** Spot tokens other than USDC. */
   readonly tokens = new Map<number, bigint>();
   /** Spot holds by token (sum of the holds of resting spot orders). */
-  readonly held = new Map<number, bigint>();
+  readonly held: ReadonlyMap<number, bigint> = new Map<number, bigint>(); // changed through hold/releaseHold (the screen keeps USDC's)
   readonly holds = new Map<number, Hold>();
   /** Open positions by asset; changed through `addPosition`/`removePosition`. */
   readonly positions: ReadonlyMap<number, Position> = new Map<number, Position>();
@@ -256,8 +256,9 @@ export class Account {
   }
 
   private setHeld(token: number, total: bigint): void {
-    if (total === 0n) this.held.delete(token);
-    else this.held.set(token, total);
+    const held = this.held as Map<number, bigint>;
+    if (total === 0n) held.delete(token);
+    else held.set(token, total);
     if (token === USDC_TOKEN_INDEX) this.screen[SCREEN_HELD_USDC] = Number(total);
   }
 
