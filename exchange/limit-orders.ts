@@ -17,7 +17,7 @@ import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { bookOrderView, type LimitFields } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { newestOrderMargin, orderMarginCovered } from './order-margin.ts';
+import { newestOrderMargin, orderMarginCovered, recomputeOrderMargins } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
@@ -154,8 +154,14 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   }
   if (m.kind === 'perp') {
     if (fills.length === 0) {
-      // No position moved: only the new resting order needs its margin (it is the newest).
-      if (resting !== null) acct.setMargin(resting, newestOrderMargin(ctx.state, acct, m, resting));
+      // No position moved. Without a position every order opens all its lots: only the new one
+      // needs its margin. With one, a fresh order is the newest on its side and takes what
+      // closing capacity the older ones left; but a reduce-only order takes capacity ahead of
+      // the others, a modify's old version left the queue (the new one may keep its place),
+      // and self-trade cancels left it: then the capacity is shared out again.
+      const reshare = (spec.reduceOnly || replacing || spec.seq !== undefined || selfTradeCancels.length > 0) && acct.positionSzi(m.asset) !== 0;
+      if (reshare) recomputeOrderMargins(ctx.state, acct, m);
+      else if (resting !== null) acct.setMargin(resting, newestOrderMargin(ctx.state, acct, m, resting));
     } else {
       const owners = new Set<string>([acct.address]);
       for (const f of fills) owners.add(f.maker.owner);

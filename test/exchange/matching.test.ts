@@ -93,6 +93,28 @@ t.test('margin: orders are refused beyond cross collateral at the leverage', asy
   t.match(h.order(C, lim(BTC, false, '130000', '150')), [{ resting: {} }], 'a short of 150 at 130,000 fits another account');
 });
 
+t.test('margin: a modify that keeps its queue place shares the closing capacity in queue order', async (t) => {
+  const h = new Harness();
+  h.order(B, lim(BTC, true, '100000', '100'));
+  h.order(A, lim(BTC, false, '100000', '100', 'Ioc')); // A is short 100
+  const acct = h.ex.state.accounts.get(A)!;
+  t.match(h.order(A, lim(BTC, true, '90000', '50')), [{ resting: { oid: 3 } }], 'closes 50 of the short: no margin');
+  t.match(h.order(A, lim(BTC, true, '91000', '100')), [{ resting: { oid: 4 } }], 'closes the other 50, opens 50');
+  const before = acct.orderMargin;
+  t.equal(before, 227_500n * 10n ** 8n, '50 at 91,000 at 20x: 227,500 USDC');
+  // A better price keeps oid 3's place: it still closes first, so the reserves do not change.
+  t.equal(h.tx(A, { type: 'modify', oid: 3, order: lim(BTC, true, '92000', '50') }).result.status, 'ok');
+  t.equal(h.resting(3)?.px, 920000);
+  t.equal(acct.orderMargin, before, 'the same 227,500: oid 4 still opens 50');
+  // A worse price sends oid 3 to the back: oid 4 now closes 100, oid 3 opens 50 at 89,000.
+  t.equal(h.tx(A, { type: 'modify', oid: 3, order: lim(BTC, true, '89000', '50') }).result.status, 'ok');
+  t.equal(acct.orderMargin, 222_500n * 10n ** 8n, '50 at 89,000 at 20x');
+  // Cancelled, its capacity goes back to oid 4 (which closes the whole short): nothing reserved.
+  t.same(statuses(h.tx(A, { type: 'cancel', cancels: [{ a: BTC, o: 3 }] })), ['success']);
+  t.equal(acct.orderMargin, 0n);
+  t.equal(bookInvariants(h.ex), null);
+});
+
 t.test('cancel, cancelByCloid and duplicate cloids', async (t) => {
   const h = new Harness();
   const cloid = '0x000102030405060708090a0b0c0d0e0f';

@@ -156,6 +156,27 @@ export function bookInvariants(ex: Exchange): string | null {
     let margin = 0n;
     for (const m of s.perps) for (let o = m.engine.ownerHead(a.address); o !== null; o = o.ownerNext) margin += o.margin;
     if (margin !== a.orderMargin) return `${a.address} order margin ${a.orderMargin} != ${margin}`;
+    // Each resting perp order reserves the initial margin of the lots the position's closing
+    // capacity does not cover, shared out reduce-only orders first, then in queue order.
+    for (const m of s.perps) {
+      const lev = BigInt(s.leverage(a, m));
+      const szi = a.positions.get(m.asset)?.szi ?? 0;
+      for (const isBuy of [true, false]) {
+        const orders = [...m.engine.ownerOrders(a.address)].filter((o) => o.isBuy === isBuy).sort((x, y) => x.seq - y.seq);
+        let capacity = szi !== 0 && szi > 0 !== isBuy ? Math.abs(szi) : 0;
+        for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
+        for (const o of orders) {
+          let want = 0n;
+          if (!o.reduceOnly) {
+            const closing = Math.min(o.sz, Math.max(0, capacity));
+            capacity -= closing;
+            const ntl = s.notional(m, o.px, o.sz - closing);
+            want = (ntl + lev - 1n) / lev;
+          }
+          if (o.margin !== want) return `${a.address} order ${o.oid} reserves ${o.margin}, not ${want}`;
+        }
+      }
+    }
     // The margin screen's doubles: Number() of the exact fields, positions in the map's order.
     const screen = [Number(a.usdc), Number(a.orderMargin), Number(a.held.get(10000) ?? 0n), ...[...a.positions.values()].flatMap((p) => [p.asset, p.szi, Number(p.entryNtl)])];
     if (screen.length !== a.screen.length || screen.some((v, i) => v !== a.screen[i])) return `${a.address} screen ${a.screen.join(',')} != ${screen.join(',')}`;
