@@ -164,7 +164,13 @@ export function sweep(ex: Exchange): { ms: number; liquidated: number } {
   const prices: Record<string, string> = {};
   ex.state.perps.forEach((m, a) => (prices[m.name] = (Math.floor(((MIDS[a] as number) * 8) / 10) / 10 ** [1, 2, 4][a]!).toFixed([1, 2, 4][a]!)));
   ex.submitOracle({ validator: VALIDATOR, time, prices });
-  for (const m of ex.state.perps) for (const o of [...m.engine.orders.values()]) m.engine.cancel(o.owner, o.oid);
+  // The book cleared off the clock (the mark follows the oracle), the orders' reserves released.
+  for (const m of ex.state.perps) {
+    for (const o of [...m.engine.orders.values()]) {
+      const gone = m.engine.cancel(o.owner, o.oid);
+      if (gone !== null) ex.state.accounts.get(gone.owner)?.releaseOrder(gone);
+    }
+  }
   const t0 = performance.now();
   const events = ex.endBlock();
   return { ms: performance.now() - t0, liquidated: events.filter((e) => e.kind === 'liquidation').length };

@@ -90,6 +90,7 @@ export function scanUnits(text: string, decimals: number): number {
 /** 10^0 .. 10^15: a safe integer's remainder and quotient by these are exact. */
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+const isPow10Index = (decimals: number): boolean => Number.isInteger(decimals) && decimals >= 0 && decimals < POW10.length;
 const ZEROS = Array.from({ length: 16 }, (_, i) => '0'.repeat(i));
 
 /**
@@ -122,10 +123,10 @@ export function formatScaled(value: bigint | number, decimals: number): string {
   let s: string;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${value}`);
-    if (decimals < POW10.length) return formatSafe(value, decimals);
+    if (isPow10Index(decimals)) return formatSafe(value, decimals);
     negative = value < 0;
     s = String(negative ? -value : value);
-  } else if (value <= MAX_SAFE_BIG && value >= -MAX_SAFE_BIG && decimals < POW10.length) {
+  } else if (value <= MAX_SAFE_BIG && value >= -MAX_SAFE_BIG && isPow10Index(decimals)) {
     return formatSafe(Number(value), decimals); // a bigint's toString allocates more than the number's
   } else {
     negative = value < 0n;

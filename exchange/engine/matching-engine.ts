@@ -91,8 +91,10 @@ export class MatchingEngine {
   filled = 0;
   /** The order the last place() call put in the book, or null when it did not rest. */
   rested: BookOrder | null = null;
-  /** Orders that left the book during the current call; pooled at the start of the next. */
-  /** Orders that left the book, reused by later placements. */
+  /**
+   * Orders that left the book (pooled as they leave), reused by later placements: an order handed
+   * out as cancelled or filled is valid until the next place() or restore() on this engine.
+   */
   private readonly pool: BookOrder[] = [];
 
   constructor(

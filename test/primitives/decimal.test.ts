@@ -33,6 +33,21 @@ t.test('formatScaled normalizes', async (t) => {
   t.equal(formatScaled(-150n, 2), '-1.5');
   t.equal(formatScaled(42n, 0), '42');
   t.equal(formatScaled(-0n, 4), '0');
+  t.equal(formatScaled(-0, 4), '0');
+  t.equal(formatScaled(Number.MAX_SAFE_INTEGER, 15), '9.007199254740991');
+  t.equal(formatScaled(-Number.MAX_SAFE_INTEGER, 8), '-90071992.54740991');
+  t.equal(formatScaled(10n ** 30n + 5n, 20), '10000000000.00000000000000000005', 'past the safe integers and 15 decimals');
+});
+
+t.test('formatScaled gives numbers and bigints the same text', async (t) => {
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  // A bigint past the safe integers takes the digit-string path; a number, integer division.
+  const value = fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.tuple(fc.integer({ min: -999, max: 999 }), fc.integer({ min: 0, max: 12 })).map(([m, e]) => m * 10 ** e));
+  fc.assert(
+    fc.property(value, fc.integer({ min: 0, max: 17 }), (v, d) => formatScaled(v, d) === formatScaled(BigInt(v) * 10n ** 20n, d + 20) && formatScaled(BigInt(v), d) === formatScaled(v, d)),
+    { seed, numRuns: 20_000 },
+  );
 });
 
 t.test('divRound rounds in the named direction', async (t) => {
