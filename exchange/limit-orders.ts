@@ -37,6 +37,8 @@ export interface LimitSpec {
   readonly cloid: string | null;
   /** Queue priority; omitted for a fresh one (back of the queue). */
   readonly seq?: number;
+  /** A modify whose old version held some of the position's closing capacity (`holdsCapacity`). */
+  readonly reshare?: boolean;
 }
 
 export interface LimitOutcome {
@@ -155,11 +157,12 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   if (m.kind === 'perp') {
     if (fills.length === 0) {
       // No position moved. Without a position every order opens all its lots: only the new one
-      // needs its margin. With one, a fresh order is the newest on its side and takes what
-      // closing capacity the older ones left; but a reduce-only order takes capacity ahead of
-      // the others, a modify's old version left the queue (the new one may keep its place),
-      // and self-trade cancels left it: then the capacity is shared out again.
-      const reshare = (spec.reduceOnly || replacing || spec.seq !== undefined || selfTradeCancels.length > 0) && acct.positionSzi(m.asset) !== 0;
+      // needs its margin. With one, a fresh order takes what closing capacity the orders ahead of
+      // it left (`newestOrderMargin` counts every other order as ahead: right for the newest,
+      // and for a modify that kept its place without holding capacity, as then those ahead cover
+      // the capacity). But a reduce-only order takes capacity ahead of the others, and a modify's
+      // old version or self-trade cancels may have left capacity behind: then it is shared out again.
+      const reshare = (spec.reduceOnly || spec.reshare === true || selfTradeCancels.length > 0) && acct.positionSzi(m.asset) !== 0;
       if (reshare) recomputeOrderMargins(ctx.state, acct, m);
       else if (resting !== null) acct.setMargin(resting, newestOrderMargin(ctx.state, acct, m, resting));
     } else {

@@ -1,10 +1,10 @@
 // The order actions: batches (with TP/SL grouping), cancels by oid or cloid, and modify.
-import { closableLots, type Account } from './account.ts';
+import type { Account } from './account.ts';
 import type { CancelAction, CancelByCloidAction, OrderAction, OrderRequest } from './actions.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
-import { recomputeOrderMargins } from './order-margin.ts';
+import { holdsCapacity, recomputeOrderMargins } from './order-margin.ts';
 import { isExchangeError, parseSize } from './order-rules.ts';
 import { placeLimitOrder } from './limit-orders.ts';
 import { placeTrigger } from './trigger-orders.ts';
@@ -92,10 +92,10 @@ function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): '
   if (m === undefined) return { error: ERR.notFound().message };
   const o = m.engine.cancel(acct.address, oid);
   if (o !== null) {
+    // Closing capacity the order held passes to the owner's later orders on that side.
+    const reshare = m.kind === 'perp' && holdsCapacity(acct, m, o);
     orderLeft(ctx, m, o, 'canceled');
-    // Closing capacity the order took (a reduce-only one, or any on the side that closes the
-    // position) passes to the owner's later orders on that side.
-    if (m.kind === 'perp' && (o.reduceOnly || closableLots(acct, m.asset, o.isBuy) > 0)) recomputeOrderMargins(ctx.state, acct, m);
+    if (reshare) recomputeOrderMargins(ctx.state, acct, m as PerpMarket);
     return 'success';
   }
   if (m.kind === 'perp') {

@@ -61,14 +61,46 @@ export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMa
   return ntl >= 0 ? BigInt(initialMarginNum(ntl, lev)) : initialMargin(state.notional(m, o.px, open), lev);
 }
 
+/**
+ * Whether `o` (resting, or just taken out of the book) holds some of the position's closing
+ * capacity on its side: reduce-only, or with fewer lots ahead of it (reduce-only ones and older
+ * ones) than the capacity. Only then does its leaving or changing move other orders' reserves.
+ */
+export function holdsCapacity(acct: Account, m: PerpMarket, o: BookOrder): boolean {
+  if (o.reduceOnly) return true;
+  const capacity = closableLots(acct, m.asset, o.isBuy);
+  if (capacity === 0) return false;
+  let ahead = 0;
+  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
+    if (x !== o && x.isBuy === o.isBuy && (x.reduceOnly || x.seq < o.seq)) ahead += x.sz;
+  }
+  return ahead < capacity;
+}
+
+/** Initial margin of `lots` of an order at `px`: on numbers while the notional is a safe integer. */
+function orderMarginOf(state: ExchangeState, m: PerpMarket, px: number, lots: number, lev: number): bigint {
+  if (lots === 0) return 0n;
+  const ntl = notionalNum(m, px, lots);
+  return ntl >= 0 ? BigInt(initialMarginNum(ntl, lev)) : initialMargin(state.notional(m, px, lots), lev);
+}
+
+const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
+
 /** Sets the margin of each of the owner's resting orders in the market from scratch. */
 export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
   const lev = state.leverage(acct, m);
-  const bySide: [BookOrder[], BookOrder[]] = [[], []];
-  for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) bySide[o.isBuy ? 0 : 1].push(o);
-  for (const [i, orders] of bySide.entries()) {
-    let capacity = closableLots(acct, m.asset, i === 0);
-    orders.sort((a, b) => a.seq - b.seq);
+  const buys: BookOrder[] = [];
+  const sells: BookOrder[] = [];
+  for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) (o.isBuy ? buys : sells).push(o);
+  for (const orders of [buys, sells]) {
+    if (orders.length === 0) continue;
+    let capacity = closableLots(acct, m.asset, orders === buys);
+    if (capacity === 0) {
+      // Nothing to close on this side: every order opens all its lots.
+      for (const o of orders) acct.setMargin(o, o.reduceOnly ? 0n : orderMarginOf(state, m, o.px, o.sz, lev));
+      continue;
+    }
+    orders.sort(bySeq); // the owner's list is newest first, so mostly one descending run
     for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
     for (const o of orders) {
       if (o.reduceOnly) {
@@ -77,8 +109,7 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
       }
       const closing = Math.min(o.sz, Math.max(0, capacity));
       capacity -= closing;
-      const open = o.sz - closing;
-      acct.setMargin(o, open === 0 ? 0n : initialMargin(state.notional(m, o.px, open), lev));
+      acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - closing, lev));
     }
   }
 }
