@@ -17,7 +17,7 @@ import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { bookOrderView, type LimitFields } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { newestOrderMargin, orderMarginCovered, recomputeOrderMargins } from './order-margin.ts';
+import { orderMarginCovered, recomputeOrderMargins, reserveNewest } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
@@ -158,13 +158,13 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
     if (fills.length === 0) {
       // No position moved. Without a position every order opens all its lots: only the new one
       // needs its margin. With one, a fresh order takes what closing capacity the orders ahead of
-      // it left (`newestOrderMargin` counts every other order as ahead: right for the newest,
+      // it left (`reserveNewest` counts every other order as ahead: right for the newest,
       // and for a modify that kept its place without holding capacity, as then those ahead cover
       // the capacity). But a reduce-only order takes capacity ahead of the others, and a modify's
       // old version or self-trade cancels may have left capacity behind: then it is shared out again.
       const reshare = (spec.reduceOnly || spec.reshare === true || selfTradeCancels.length > 0) && acct.positionSzi(m.asset) !== 0;
       if (reshare) recomputeOrderMargins(ctx.state, acct, m);
-      else if (resting !== null) acct.setMargin(resting, newestOrderMargin(ctx.state, acct, m, resting));
+      else if (resting !== null) reserveNewest(ctx.state, acct, m, resting);
     } else {
       const owners = new Set<string>([acct.address]);
       for (const f of fills) owners.add(f.maker.owner);

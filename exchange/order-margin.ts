@@ -46,35 +46,31 @@ function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number,
 }
 
 /**
- * Margin of an order that just came to rest without trading: the newest on its side, so the
- * closing capacity left to it is what the older orders on that side did not take.
+ * Reserves the margin of an order that just came to rest without trading, as the newest on its
+ * side: the closing capacity left to it is what all the owner's other orders on that side did not
+ * take. Also right for an order that holds no capacity wherever it queues (those ahead of it
+ * cover the capacity).
  */
-export function newestOrderMargin(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): bigint {
-  if (o.reduceOnly) return 0n;
+export function reserveNewest(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): void {
+  if (o.reduceOnly) {
+    o.closing = 0;
+    acct.setMargin(o, 0n);
+    return;
+  }
   const list = o.ownerList; // it rests: its owner's list, without a lookup
-  const older = (list === null ? m.engine.ownerLots(acct.address, o.isBuy) : o.isBuy ? list.buyLots : list.sellLots) - o.sz;
-  const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - older);
-  const open = Math.max(0, o.sz - capacity);
-  if (open === 0) return 0n;
-  const ntl = notionalNum(m, o.px, open);
-  const lev = state.leverage(acct, m);
-  return ntl >= 0 ? BigInt(initialMarginNum(ntl, lev)) : initialMargin(state.notional(m, o.px, open), lev);
+  const others = (list === null ? m.engine.ownerLots(acct.address, o.isBuy) : o.isBuy ? list.buyLots : list.sellLots) - o.sz;
+  const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - others);
+  o.closing = Math.min(o.sz, capacity);
+  acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - o.closing, state.leverage(acct, m)));
 }
 
 /**
  * Whether `o` (resting, or just taken out of the book) holds some of the position's closing
- * capacity on its side: reduce-only, or with fewer lots ahead of it (reduce-only ones and older
- * ones) than the capacity. Only then does its leaving or changing move other orders' reserves.
+ * capacity on its side: reduce-only (those take it first), or closing some lots as its reserve
+ * counts them. Only then does its leaving or changing move other orders' reserves.
  */
-export function holdsCapacity(acct: Account, m: PerpMarket, o: BookOrder): boolean {
-  if (o.reduceOnly) return true;
-  const capacity = closableLots(acct, m.asset, o.isBuy);
-  if (capacity === 0) return false;
-  let ahead = 0;
-  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-    if (x !== o && x.isBuy === o.isBuy && (x.reduceOnly || x.seq < o.seq)) ahead += x.sz;
-  }
-  return ahead < capacity;
+export function holdsCapacity(o: BookOrder): boolean {
+  return o.reduceOnly || o.closing > 0;
 }
 
 /** Initial margin of `lots` of an order at `px`: on numbers while the notional is a safe integer. */
@@ -86,8 +82,31 @@ function orderMarginOf(state: ExchangeState, m: PerpMarket, px: number, lots: nu
 
 const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
 
-/** Sets the margin of each of the owner's resting orders in the market from scratch. */
-export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
+/**
+ * Hands `freed` lots of closing capacity (an order holding them left the book) to the owner's
+ * orders on that side that still open lots, oldest first: the queue-order rule filled again from
+ * where it stopped, without recomputing the orders before it.
+ */
+export function shareFreedCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, freed: number): void {
+  const lev = state.leverage(acct, m);
+  while (freed > 0) {
+    let next: BookOrder | null = null;
+    for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
+      if (x.isBuy === isBuy && !x.reduceOnly && x.closing < x.sz && (next === null || x.seq < next.seq)) next = x;
+    }
+    if (next === null) return;
+    const take = Math.min(freed, next.sz - next.closing);
+    next.closing += take;
+    freed -= take;
+    acct.setMargin(next, orderMarginOf(state, m, next.px, next.sz - next.closing, lev));
+  }
+}
+
+/**
+ * Sets the margin (and the closing lots) of each of the owner's resting orders in the market from
+ * scratch; `margins` false sets the closing lots alone (a restored snapshot carries the margins).
+ */
+export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket, margins = true): void {
   const lev = state.leverage(acct, m);
   const buys: BookOrder[] = [];
   const sells: BookOrder[] = [];
@@ -97,19 +116,23 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
     let capacity = closableLots(acct, m.asset, orders === buys);
     if (capacity === 0) {
       // Nothing to close on this side: every order opens all its lots.
-      for (const o of orders) acct.setMargin(o, o.reduceOnly ? 0n : orderMarginOf(state, m, o.px, o.sz, lev));
+      for (const o of orders) {
+        o.closing = 0;
+        if (margins) acct.setMargin(o, o.reduceOnly ? 0n : orderMarginOf(state, m, o.px, o.sz, lev));
+      }
       continue;
     }
     orders.sort(bySeq); // the owner's list is newest first, so mostly one descending run
     for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
     for (const o of orders) {
       if (o.reduceOnly) {
-        acct.setMargin(o, 0n);
+        o.closing = 0;
+        if (margins) acct.setMargin(o, 0n);
         continue;
       }
-      const closing = Math.min(o.sz, Math.max(0, capacity));
-      capacity -= closing;
-      acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - closing, lev));
+      o.closing = Math.min(o.sz, Math.max(0, capacity));
+      capacity -= o.closing;
+      if (margins) acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - o.closing, lev));
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
 import { Exchange } from './exchange.ts';
+import { recomputeOrderMargins } from './order-margin.ts';
 import { addHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
 import type { TriggerOrder } from './triggers.ts';
@@ -222,7 +223,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
       }
     }
   }
-  // Order margins go on the orders, which rest by now.
+  // Order margins go on the orders, which rest by now; the lots each closes follow from the rule.
   for (const row of snap.accounts) {
     const acct = state.accounts.get(row[0]) as Account;
     for (const [oid, v] of row[5]) {
@@ -230,6 +231,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
       if (o === undefined || o.owner !== acct.address) throw new Error(`snapshot reserves margin for order ${oid} that does not rest`);
       acct.setMargin(o, BigInt(v));
     }
+    for (const m of state.perps) if (m.engine.ownerHead(acct.address) !== null) recomputeOrderMargins(state, acct, m, false);
   }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, [...nonces]);
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);

@@ -39,6 +39,8 @@ export class BookOrder {
    * per-account table. Zeroed when the engine reuses the object.
    */
   margin = 0n;
+  /** Lots of the owner's position this order would close, as its margin counts them (exchange layer). */
+  closing = 0;
 
   constructor(
     public oid: number,

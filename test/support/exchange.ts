@@ -172,6 +172,7 @@ export function bookInvariants(ex: Exchange): string | null {
             capacity -= closing;
             const ntl = s.notional(m, o.px, o.sz - closing);
             want = (ntl + lev - 1n) / lev;
+            if (o.closing !== closing) return `${a.address} order ${o.oid} closes ${o.closing} lots, not ${closing}`;
           }
           if (o.margin !== want) return `${a.address} order ${o.oid} reserves ${o.margin}, not ${want}`;
         }
