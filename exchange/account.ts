@@ -237,6 +237,7 @@ export class Account {
     if (margin === before) return;
     this.orderMargin += before === 0n ? margin : margin - before;
     o.margin = margin;
+    o.marginUnits = margin <= MAX_SAFE ? Number(margin) : -1;
   }
 
   hold(oid: number, token: number, amount: bigint): void {
@@ -267,6 +268,7 @@ export class Account {
     if (o.margin !== 0n) {
       this.orderMargin -= o.margin;
       o.margin = 0n;
+      o.marginUnits = 0;
     }
     if (this.holds.size !== 0) this.releaseHold(o.oid, null);
   }

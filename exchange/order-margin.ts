@@ -61,7 +61,7 @@ export function reserveNewest(state: ExchangeState, acct: Account, m: PerpMarket
   const others = (list === null ? m.engine.ownerLots(acct.address, o.isBuy) : o.isBuy ? list.buyLots : list.sellLots) - o.sz;
   const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - others);
   o.closing = Math.min(o.sz, capacity);
-  acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - o.closing, state.leverage(acct, m)));
+  reserve(state, acct, m, o, o.sz - o.closing, state.leverage(acct, m));
 }
 
 /**
@@ -73,11 +73,22 @@ export function holdsCapacity(o: BookOrder): boolean {
   return o.reduceOnly || o.closing > 0;
 }
 
-/** Initial margin of `lots` of an order at `px`: on numbers while the notional is a safe integer. */
-function orderMarginOf(state: ExchangeState, m: PerpMarket, px: number, lots: number, lev: number): bigint {
-  if (lots === 0) return 0n;
-  const ntl = notionalNum(m, px, lots);
-  return ntl >= 0 ? BigInt(initialMarginNum(ntl, lev)) : initialMargin(state.notional(m, px, lots), lev);
+/**
+ * Reserves the initial margin of `open` lots of `o` at its price: on numbers while the notional is
+ * a safe integer, and without a bigint when the reserve is unchanged (recomputes mostly are).
+ */
+function reserve(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder, open: number, lev: number): void {
+  if (open === 0) {
+    if (o.margin !== 0n) acct.setMargin(o, 0n);
+    return;
+  }
+  const ntl = notionalNum(m, o.px, open);
+  if (ntl < 0) {
+    acct.setMargin(o, initialMargin(state.notional(m, o.px, open), lev));
+    return;
+  }
+  const units = initialMarginNum(ntl, lev);
+  if (units !== o.marginUnits) acct.setMargin(o, BigInt(units));
 }
 
 const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
@@ -98,7 +109,7 @@ export function shareFreedCapacity(state: ExchangeState, acct: Account, m: PerpM
     const take = Math.min(freed, next.sz - next.closing);
     next.closing += take;
     freed -= take;
-    acct.setMargin(next, orderMarginOf(state, m, next.px, next.sz - next.closing, lev));
+    reserve(state, acct, m, next, next.sz - next.closing, lev);
   }
 }
 
@@ -118,7 +129,7 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
       // Nothing to close on this side: every order opens all its lots.
       for (const o of orders) {
         o.closing = 0;
-        if (margins) acct.setMargin(o, o.reduceOnly ? 0n : orderMarginOf(state, m, o.px, o.sz, lev));
+        if (margins) reserve(state, acct, m, o, o.reduceOnly ? 0 : o.sz, lev);
       }
       continue;
     }
@@ -127,12 +138,12 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
     for (const o of orders) {
       if (o.reduceOnly) {
         o.closing = 0;
-        if (margins) acct.setMargin(o, 0n);
+        if (margins) reserve(state, acct, m, o, 0, lev);
         continue;
       }
       o.closing = Math.min(o.sz, Math.max(0, capacity));
       capacity -= o.closing;
-      if (margins) acct.setMargin(o, orderMarginOf(state, m, o.px, o.sz - o.closing, lev));
+      if (margins) reserve(state, acct, m, o, o.sz - o.closing, lev);
     }
   }
 }

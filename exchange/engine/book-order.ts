@@ -39,6 +39,8 @@ export class BookOrder {
    * per-account table. Zeroed when the engine reuses the object.
    */
   margin = 0n;
+  /** `margin` as a number while it is a safe integer, else -1: compared without making a bigint. */
+  marginUnits = 0;
   /** Lots of the owner's position this order would close, as its margin counts them (exchange layer). */
   closing = 0;
 

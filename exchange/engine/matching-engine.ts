@@ -206,6 +206,7 @@ export class MatchingEngine {
     o.cloid = cloid;
     o.timestamp = time;
     o.margin = 0n;
+    o.marginUnits = 0;
     o.closing = 0;
     return o;
   }
