@@ -364,8 +364,22 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** `initialMargin` of a safe non-negative integer notional, on numbers: exact (remainder, then an exact division). */
 export function initialMarginNum(ntl: number, leverage: number): number {
-  const r = ntl % leverage;
-  return (ntl - r) / leverage + (r > 0 ? 1 : 0);
+  if (ntl > 2 ** 52) {
+    const r = ntl % leverage;
+    return (ntl - r) / leverage + (r > 0 ? 1 : 0);
+  }
+  // A double's % is a library call; the rounded quotient is off by at most one, and q * leverage
+  // stays below 2^53 here, so the remainder is exact and the correction too.
+  let q = Math.floor(ntl / leverage);
+  let r = ntl - q * leverage;
+  if (r < 0) {
+    q -= 1;
+    r += leverage;
+  } else if (r >= leverage) {
+    q += 1;
+    r -= leverage;
+  }
+  return q + (r > 0 ? 1 : 0);
 }
 
 /** Lots an order on this side may close: the position's size when it is the other way, else 0. */

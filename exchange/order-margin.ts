@@ -94,6 +94,52 @@ function reserve(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrde
 const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
 
 /**
+ * Brings the owner's reserves in the market back to the rule after its position or its orders'
+ * sizes changed (fills), leverage unchanged. The rule's allocation on a side is a prefix in queue
+ * order closing all its lots, then at most one order closing part of them, then none; sizes that
+ * shrank and capacity that grew or shrank keep that shape when the freed lots go to the oldest
+ * orders still opening lots and the missing ones come back from the newest orders closing some.
+ * So one walk (clamp, total, reserves of changed sizes) and a step per order whose share moves,
+ * instead of sorting and recomputing every reserve.
+ */
+export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
+  const list = m.engine.ownerList(acct.address);
+  if (list === undefined) return;
+  const lev = state.leverage(acct, m);
+  let buyClosing = 0;
+  let sellClosing = 0;
+  for (let o = list.head; o !== null; o = o.ownerNext) {
+    if (o.reduceOnly) continue;
+    if (o.closing > o.sz) o.closing = o.sz; // a maker that partly filled
+    if (o.isBuy) buyClosing += o.closing;
+    else sellClosing += o.closing;
+    reserve(state, acct, m, o, o.sz - o.closing, lev); // its size may have changed
+  }
+  for (const isBuy of [true, false]) {
+    const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
+    const allocated = isBuy ? buyClosing : sellClosing;
+    if (capacity > allocated) shareFreedCapacity(state, acct, m, isBuy, capacity - allocated);
+    else if (capacity < allocated) takeBackCapacity(state, acct, m, isBuy, allocated - capacity);
+  }
+}
+
+/** Takes `lots` of closing capacity back from the owner's orders on that side, newest first. */
+function takeBackCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): void {
+  const lev = state.leverage(acct, m);
+  while (lots > 0) {
+    let last: BookOrder | null = null;
+    for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
+      if (x.isBuy === isBuy && !x.reduceOnly && x.closing > 0 && (last === null || x.seq > last.seq)) last = x;
+    }
+    if (last === null) return;
+    const take = Math.min(lots, last.closing);
+    last.closing -= take;
+    lots -= take;
+    reserve(state, acct, m, last, last.sz - last.closing, lev);
+  }
+}
+
+/**
  * Hands `freed` lots of closing capacity (an order holding them left the book) to the owner's
  * orders on that side that still open lots, oldest first: the queue-order rule filled again from
  * where it stopped, without recomputing the orders before it.

@@ -4,12 +4,13 @@
 import { closableLots } from './account.ts';
 import type { PerpMarket } from './markets.ts';
 import { accountOf, emitTrigger, orderLeft, type TxContext } from './order-context.ts';
-import { recomputeOrderMargins } from './order-margin.ts';
+import { settleOrderMargins } from './order-margin.ts';
 
 export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string): void {
   const acct = accountOf(ctx.state, owner);
   for (const isBuy of [true, false]) {
     let room = closableLots(acct, m.asset, isBuy);
+    if (m.engine.ownerReduceOnlyLots(owner, isBuy) <= room) continue; // they all fit
     // Keep the oldest that fit (by queue sequence: list order is not part of the state), cancel the rest.
     const ro = [];
     for (let o = m.engine.ownerHead(owner); o !== null; o = o.ownerNext) if (o.reduceOnly && o.isBuy === isBuy) ro.push(o);
@@ -32,5 +33,5 @@ export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string
       emitTrigger(ctx, m, t, 'canceled');
     }
   }
-  recomputeOrderMargins(ctx.state, acct, m);
+  settleOrderMargins(ctx.state, acct, m);
 }

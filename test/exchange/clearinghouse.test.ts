@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, views } from '../../exchange/index.ts';
+import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, initialMarginNum, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -260,6 +260,17 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
     { seed, numRuns: 3000 },
   );
   t.ok(decided > 0, `the screen decided ${decided} of 3000 cases`);
+});
+
+t.test('initial margin on numbers equals the bigint ceiling division', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const ntl = fc.oneof(fc.maxSafeNat(), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: -2000, max: 2000 }).map((d) => 2 ** 52 + d));
+  fc.assert(
+    fc.property(ntl, fc.integer({ min: 1, max: 200 }), (n, lev) => BigInt(initialMarginNum(n, lev)) === (BigInt(n) + BigInt(lev) - 1n) / BigInt(lev)),
+    { seed, numRuns: 50_000 },
+  );
 });
 
 t.test('the liquidation check on safe integers equals the bigint figures wherever it answers', async (t) => {
