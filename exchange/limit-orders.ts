@@ -17,7 +17,7 @@ import type { Market, SpotMarket } from './markets.ts';
 import { ERR, emitBookOrder, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { bookOrderView, type LimitFields } from './events.ts';
 import { isExchangeError, parsePrice, parseSize } from './order-rules.ts';
-import { orderMarginCovered, recomputeOrderMargins, reserveNewest } from './order-margin.ts';
+import { orderMarginCovered, recomputeOrderMargins, reduceOnlyReserveIncrease, reserveNewest } from './order-margin.ts';
 import { afterPositionChange } from './reduce-only.ts';
 import { settleFills } from './settlement.ts';
 
@@ -114,6 +114,12 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
   if (m.kind === 'perp') {
     const sideLots = list === undefined ? 0 : spec.isBuy ? list.buyLots : list.sellLots;
     if (!orderMarginCovered(ctx.state, acct, m, spec.isBuy, spec.px, sz, spec.reduceOnly, sideLots)) return ERR.margin();
+    // A resting reduce-only order reserves nothing itself, but takes closing capacity from the
+    // owner's plain orders, which then reserve for the lots they open: that must fit too.
+    if (spec.reduceOnly && spec.tif !== TIF_IOC) {
+      const increase = reduceOnlyReserveIncrease(ctx.state, acct, m, spec.isBuy, sz);
+      if (increase > 0n && increase > availableMargin(ctx.state, acct)) return ERR.margin();
+    }
   } else {
     const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
     if (hold.amount > acct.free(hold.token) || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct))) {

@@ -123,19 +123,41 @@ export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpM
   }
 }
 
+/**
+ * The owner's plain orders on one side that `pick` selects, in queue order when there are several:
+ * one walk, and a sort only when a change spreads over more than one order.
+ */
+function sideOrders(m: PerpMarket, owner: string, isBuy: boolean, pick: (o: BookOrder) => boolean): BookOrder[] {
+  const out: BookOrder[] = [];
+  for (let x = m.engine.ownerHead(owner); x !== null; x = x.ownerNext) if (x.isBuy === isBuy && !x.reduceOnly && pick(x)) out.push(x);
+  if (out.length > 1) out.sort(bySeq);
+  return out;
+}
+
+const opensLots = (o: BookOrder): boolean => o.closing < o.sz;
+const closesLots = (o: BookOrder): boolean => o.closing > 0;
+
 /** Takes `lots` of closing capacity back from the owner's orders on that side, newest first. */
 function takeBackCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): void {
   const lev = state.leverage(acct, m);
-  while (lots > 0) {
-    let last: BookOrder | null = null;
-    for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-      if (x.isBuy === isBuy && !x.reduceOnly && x.closing > 0 && (last === null || x.seq > last.seq)) last = x;
-    }
-    if (last === null) return;
-    const take = Math.min(lots, last.closing);
-    last.closing -= take;
-    lots -= take;
+  // Usually the newest order closing lots gives all of them back: one walk, no list.
+  let last: BookOrder | null = null;
+  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
+    if (x.isBuy === isBuy && !x.reduceOnly && x.closing > 0 && (last === null || x.seq > last.seq)) last = x;
+  }
+  if (last === null) return;
+  if (last.closing >= lots) {
+    last.closing -= lots;
     reserve(state, acct, m, last, last.sz - last.closing, lev);
+    return;
+  }
+  const closing = sideOrders(m, acct.address, isBuy, closesLots);
+  for (let i = closing.length - 1; i >= 0 && lots > 0; i--) {
+    const o = closing[i] as BookOrder;
+    const take = Math.min(lots, o.closing);
+    o.closing -= take;
+    lots -= take;
+    reserve(state, acct, m, o, o.sz - o.closing, lev);
   }
 }
 
@@ -146,17 +168,49 @@ function takeBackCapacity(state: ExchangeState, acct: Account, m: PerpMarket, is
  */
 export function shareFreedCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, freed: number): void {
   const lev = state.leverage(acct, m);
-  while (freed > 0) {
-    let next: BookOrder | null = null;
-    for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-      if (x.isBuy === isBuy && !x.reduceOnly && x.closing < x.sz && (next === null || x.seq < next.seq)) next = x;
-    }
-    if (next === null) return;
-    const take = Math.min(freed, next.sz - next.closing);
-    next.closing += take;
-    freed -= take;
-    reserve(state, acct, m, next, next.sz - next.closing, lev);
+  // Usually the oldest order opening lots takes all of them: one walk, no list.
+  let next: BookOrder | null = null;
+  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
+    if (x.isBuy === isBuy && !x.reduceOnly && x.closing < x.sz && (next === null || x.seq < next.seq)) next = x;
   }
+  if (next === null) return;
+  if (next.sz - next.closing >= freed) {
+    next.closing += freed;
+    reserve(state, acct, m, next, next.sz - next.closing, lev);
+    return;
+  }
+  const opening = sideOrders(m, acct.address, isBuy, opensLots);
+  for (let i = 0; i < opening.length && freed > 0; i++) {
+    const o = opening[i] as BookOrder;
+    const take = Math.min(freed, o.sz - o.closing);
+    o.closing += take;
+    freed -= take;
+    reserve(state, acct, m, o, o.sz - o.closing, lev);
+  }
+}
+
+/**
+ * What placing a reduce-only order of `lots` on a side adds to the owner's reserves: it takes
+ * closing capacity ahead of the plain orders, so the newest of them that close lots give them up
+ * and reserve for them instead (0 when the plain orders leave capacity unused).
+ */
+export function reduceOnlyReserveIncrease(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): bigint {
+  const list = m.engine.ownerList(acct.address);
+  if (list === undefined) return 0n;
+  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
+  const closing = sideOrders(m, acct.address, isBuy, closesLots);
+  let held = 0;
+  for (const o of closing) held += o.closing;
+  let take = Math.max(0, lots - (capacity - held)); // what the unused capacity does not cover
+  const lev = state.leverage(acct, m);
+  let increase = 0n;
+  for (let i = closing.length - 1; i >= 0 && take > 0; i--) {
+    const o = closing[i] as BookOrder;
+    const moved = Math.min(take, o.closing);
+    take -= moved;
+    increase += initialMargin(state.notional(m, o.px, o.sz - o.closing + moved), lev) - o.margin;
+  }
+  return increase;
 }
 
 /**

@@ -115,6 +115,24 @@ t.test('margin: a modify that keeps its queue place shares the closing capacity 
   t.equal(bookInvariants(h.ex), null);
 });
 
+t.test('margin: a reduce-only order that would push plain orders past the free margin is refused', async (t) => {
+  const h = new Harness();
+  h.order(B, lim(BTC, false, '100000', '10'));
+  h.order(A, lim(BTC, true, '100000', '10', 'Ioc')); // A is long 10: 50,000 of its 1,000,000 USDC at 20x
+  const acct = h.ex.state.accounts.get(A)!;
+  // Plain sells closing the whole position reserve nothing; a buy uses up most of the free margin.
+  t.match(h.order(A, lim(BTC, false, '101000', '10')), [{ resting: {} }]);
+  t.match(h.order(A, lim(BTC, true, '90000', '200')), [{ resting: {} }], 'reserves 900,000 of the 949,550 free');
+  const reserved = acct.orderMargin;
+  // A reduce-only sell would take the capacity first: the plain sell would reserve 50,500 for its 10.
+  t.same(h.order(A, lim(BTC, false, '102000', '10', 'Gtc', true)), [{ error: 'Insufficient margin' }]);
+  t.equal(acct.orderMargin, reserved, 'nothing changed');
+  // Half of it fits (the plain sell then reserves 25,250 for 5 lots it opens).
+  t.match(h.order(A, lim(BTC, false, '102000', '5', 'Gtc', true)), [{ resting: {} }]);
+  t.equal(acct.orderMargin, reserved + 25_250n * 10n ** 8n);
+  t.equal(bookInvariants(h.ex), null);
+});
+
 t.test('cancel, cancelByCloid and duplicate cloids', async (t) => {
   const h = new Harness();
   const cloid = '0x000102030405060708090a0b0c0d0e0f';
