@@ -59,7 +59,7 @@ export class Position implements PositionFigures {
   }
 }
 
-/** Offsets in `Account.screen`: the two account figures, then a record per position. */
+/** Offsets in `Account.screen`: the three account figures, then a record per position. */
 export const SCREEN_USDC = 0;
 export const SCREEN_ORDER_MARGIN = 1;
 export const SCREEN_HELD_USDC = 2;
@@ -169,31 +169,27 @@ export class Account {
   /** Closes the asset's position (its size is 0). */
   removePosition(asset: number): void {
     (this.positions as Map<number, Position>).delete(asset);
-    const s = this.screen;
-    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
-      if (s[i] === asset) {
-        s.splice(i, SCREEN_RECORD);
-        return;
-      }
-    }
+    const i = this.screenRecord(asset);
+    if (i >= 0) this.screen.splice(i, SCREEN_RECORD);
   }
 
   /** The asset's position size in lots, 0 when none (read from `screen`: no map lookup). */
   positionSzi(asset: number): number {
-    const s = this.screen;
-    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) if (s[i] === asset) return s[i + SCREEN_SZI] as number;
-    return 0;
+    const i = this.screenRecord(asset);
+    return i < 0 ? 0 : (this.screen[i + SCREEN_SZI] as number);
   }
 
   /** Writes one figure of the asset's position into `screen` (a position not held: nothing). */
   screenPosition(asset: number, offset: number, value: number): void {
+    const i = this.screenRecord(asset);
+    if (i >= 0) this.screen[i + offset] = value;
+  }
+
+  /** Where the asset's record starts in `screen`, -1 when the account holds no position in it. */
+  private screenRecord(asset: number): number {
     const s = this.screen;
-    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) {
-      if (s[i] === asset) {
-        s[i + offset] = value;
-        return;
-      }
-    }
+    for (let i = SCREEN_POSITIONS; i < s.length; i += SCREEN_RECORD) if (s[i] === asset) return i;
+    return -1;
   }
 
   /** Sets the leverage chosen for an asset, or the market default (undefined). */

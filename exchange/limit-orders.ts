@@ -37,7 +37,7 @@ export interface LimitSpec {
   readonly cloid: string | null;
   /** Queue priority; omitted for a fresh one (back of the queue). */
   readonly seq?: number;
-  /** A modify whose old version held some of the position's closing capacity (`holdsCapacity`). */
+  /** A modify whose old version held some of the position's closing capacity (`capacityHeld`). */
   readonly reshare?: boolean;
 }
 

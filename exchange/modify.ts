@@ -8,7 +8,7 @@ import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitBookOrder, emitTrigger, parentDone, type TxContext } from './order-context.ts';
-import { holdsCapacity, recomputeOrderMargins, reserveNewest } from './order-margin.ts';
+import { capacityHeld, recomputeOrderMargins, reserveNewest } from './order-margin.ts';
 import { isExchangeError } from './order-rules.ts';
 import { TIF_CODES, engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
 import { parseTrigger } from './trigger-orders.ts';
@@ -69,7 +69,7 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
       m.engine.shrink(o, before - nums.sz);
       // Lots it held of the closing capacity pass to later orders; else only its own reserve shrinks.
       if (m.kind === 'perp') {
-        if (holdsCapacity(o)) recomputeOrderMargins(ctx.state, acct, m);
+        if (capacityHeld(o) > 0) recomputeOrderMargins(ctx.state, acct, m);
         else reserveNewest(ctx.state, acct, m, o);
       }
       const held = acct.holds.get(o.oid)?.amount;
@@ -87,7 +87,7 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   // Copy the hold: releasing the order zeroes the Hold object itself.
   const hold = acct.holds.get(oid);
   const held = hold === undefined ? null : { token: hold.token, amount: hold.amount };
-  const reshare = m.kind === 'perp' && holdsCapacity(o);
+  const reshare = m.kind === 'perp' && capacityHeld(o) > 0;
   acct.releaseOrder(m.engine.cancel(acct.address, oid) as BookOrder); // it rests (found above)
   const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, reshare, ...(improves ? { seq: old.seq } : {}) };
   const out = submitLimit(ctx, acct, m, spec, true);

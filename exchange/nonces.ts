@@ -31,26 +31,22 @@ export function nonceRefusal(used: readonly number[] | undefined, nonce: number)
 
 /** Refuses the nonce (`nonceRefusal`) or records it, dropping the lowest beyond the bound: the signer's list looked up once. */
 export function useNonce(nonces: Map<string, number[]>, signer: string, nonce: number): ExchangeError | null {
-  const used = nonces.get(signer);
-  const refusal = nonceRefusal(used, nonce);
-  if (refusal !== null) return refusal;
-  if (used === undefined) nonces.set(signer, [nonce]);
-  else recordIn(used, nonce);
-  return null;
+  return useIn(listOf(nonces, signer), nonce);
 }
 
 /** `useNonce` for an account signing for itself, its list cached on the account (`Account.nonces`). */
 export function useOwnNonce(nonces: Map<string, number[]>, acct: Account, nonce: number): ExchangeError | null {
-  let used = acct.nonces;
-  if (used === null) {
-    const known = nonces.get(acct.address);
-    if (known === undefined) {
-      // An empty list refuses nothing: created here, it is recorded into below.
-      used = [];
-      nonces.set(acct.address, used);
-    } else used = known;
-    acct.nonces = used;
-  }
+  return useIn((acct.nonces ??= listOf(nonces, acct.address)), nonce);
+}
+
+/** The signer's list, created empty when it has none (an empty list refuses nothing, so it is recorded into at once). */
+function listOf(nonces: Map<string, number[]>, signer: string): number[] {
+  let used = nonces.get(signer);
+  if (used === undefined) nonces.set(signer, (used = []));
+  return used;
+}
+
+function useIn(used: number[], nonce: number): ExchangeError | null {
   const refusal = nonceRefusal(used, nonce);
   if (refusal !== null) return refusal;
   recordIn(used, nonce);

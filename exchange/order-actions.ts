@@ -4,7 +4,7 @@ import type { CancelAction, CancelByCloidAction, OrderAction, OrderRequest } fro
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
 import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
-import { holdsCapacity, shareFreedCapacity } from './order-margin.ts';
+import { capacityHeld, moveCapacity } from './order-margin.ts';
 import { isExchangeError, parseSize } from './order-rules.ts';
 import { placeLimitOrder } from './limit-orders.ts';
 import { placeTrigger } from './trigger-orders.ts';
@@ -93,10 +93,10 @@ function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): '
   const o = m.engine.cancel(acct.address, oid);
   if (o !== null) {
     // Closing capacity the order held passes to the owner's later orders on that side.
-    const freed = m.kind === 'perp' && holdsCapacity(o) ? (o.reduceOnly ? o.sz : o.closing) : 0;
+    const freed = m.kind === 'perp' ? capacityHeld(o) : 0;
     const isBuy = o.isBuy;
     orderLeft(ctx, m, o, 'canceled');
-    if (freed > 0) shareFreedCapacity(ctx.state, acct, m as PerpMarket, isBuy, freed);
+    if (freed > 0) moveCapacity(ctx.state, acct, m as PerpMarket, isBuy, freed);
     return 'success';
   }
   if (m.kind === 'perp') {

@@ -4,7 +4,7 @@
 // position or the owner's orders in the market change.
 import { closableLots, initialMargin, initialMarginNum, type Account } from './account.ts';
 import { availableMargin, freeMarginCovers } from './margin.ts';
-import type { BookOrder } from './engine/book-order.ts';
+import type { BookOrder, OwnerOrders } from './engine/book-order.ts';
 import type { PerpMarket } from './markets.ts';
 import { notionalNum, type ExchangeState } from './state.ts';
 
@@ -65,12 +65,12 @@ export function reserveNewest(state: ExchangeState, acct: Account, m: PerpMarket
 }
 
 /**
- * Whether `o` (resting, or just taken out of the book) holds some of the position's closing
- * capacity on its side: reduce-only (those take it first), or closing some lots as its reserve
- * counts them. Only then does its leaving or changing move other orders' reserves.
+ * Lots of the position's closing capacity `o` (resting, or just taken out of the book) holds on
+ * its side: all of a reduce-only order (those take it first), else what its reserve counts as
+ * closing. Only when it holds some does its leaving or changing move other orders' reserves.
  */
-export function holdsCapacity(o: BookOrder): boolean {
-  return o.reduceOnly || o.closing > 0;
+export function capacityHeld(o: BookOrder): number {
+  return o.reduceOnly ? o.sz : o.closing;
 }
 
 /**
@@ -99,8 +99,8 @@ const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
  * order closing all its lots, then at most one order closing part of them, then none; sizes that
  * shrank and capacity that grew or shrank keep that shape when the freed lots go to the oldest
  * orders still opening lots and the missing ones come back from the newest orders closing some.
- * So one walk (clamp, total, reserves of changed sizes) and a step per order whose share moves,
- * instead of sorting and recomputing every reserve.
+ * So one walk (clamp, total, reserves of changed sizes) and a `moveCapacity` per side, instead
+ * of sorting and recomputing every reserve.
  */
 export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
   const list = m.engine.ownerList(acct.address);
@@ -115,12 +115,13 @@ export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpM
     else sellClosing += o.closing;
     reserve(state, acct, m, o, o.sz - o.closing, lev); // its size may have changed
   }
-  for (const isBuy of [true, false]) {
-    const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
-    const allocated = isBuy ? buyClosing : sellClosing;
-    if (capacity > allocated) shareFreedCapacity(state, acct, m, isBuy, capacity - allocated);
-    else if (capacity < allocated) takeBackCapacity(state, acct, m, isBuy, allocated - capacity);
-  }
+  moveCapacity(state, acct, m, true, plainCapacity(acct, m, list, true) - buyClosing);
+  moveCapacity(state, acct, m, false, plainCapacity(acct, m, list, false) - sellClosing);
+}
+
+/** The position's closing capacity on a side that reduce-only orders leave to plain ones. */
+function plainCapacity(acct: Account, m: PerpMarket, list: OwnerOrders, isBuy: boolean): number {
+  return Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
 }
 
 /**
@@ -137,54 +138,31 @@ function sideOrders(m: PerpMarket, owner: string, isBuy: boolean, pick: (o: Book
 const opensLots = (o: BookOrder): boolean => o.closing < o.sz;
 const closesLots = (o: BookOrder): boolean => o.closing > 0;
 
-/** Takes `lots` of closing capacity back from the owner's orders on that side, newest first. */
-function takeBackCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): void {
-  const lev = state.leverage(acct, m);
-  // Usually the newest order closing lots gives all of them back: one walk, no list.
-  let last: BookOrder | null = null;
-  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-    if (x.isBuy === isBuy && !x.reduceOnly && x.closing > 0 && (last === null || x.seq > last.seq)) last = x;
-  }
-  if (last === null) return;
-  if (last.closing >= lots) {
-    last.closing -= lots;
-    reserve(state, acct, m, last, last.sz - last.closing, lev);
-    return;
-  }
-  const closing = sideOrders(m, acct.address, isBuy, closesLots);
-  for (let i = closing.length - 1; i >= 0 && lots > 0; i--) {
-    const o = closing[i] as BookOrder;
-    const take = Math.min(lots, o.closing);
-    o.closing -= take;
-    lots -= take;
-    reserve(state, acct, m, o, o.sz - o.closing, lev);
-  }
-}
+/** Lots `o` can still take (`give`) or give back of the closing capacity. */
+const roomOf = (o: BookOrder, give: boolean): number => (give ? o.sz - o.closing : o.closing);
 
 /**
- * Hands `freed` lots of closing capacity (an order holding them left the book) to the owner's
- * orders on that side that still open lots, oldest first: the queue-order rule filled again from
- * where it stopped, without recomputing the orders before it.
+ * Moves `lots` of closing capacity on a side: given (> 0) to the owner's plain orders that still
+ * open lots, oldest first, or taken back (< 0) from those closing some, newest first: the
+ * queue-order rule refilled from where it stops, the orders before untouched. Usually one order
+ * takes it all (one walk); a change that spreads over several sorts that side's orders once.
  */
-export function shareFreedCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, freed: number): void {
-  const lev = state.leverage(acct, m);
-  // Usually the oldest order opening lots takes all of them: one walk, no list.
-  let next: BookOrder | null = null;
+export function moveCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): void {
+  if (lots === 0) return;
+  const give = lots > 0;
+  let left = Math.abs(lots);
+  let first: BookOrder | null = null;
   for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-    if (x.isBuy === isBuy && !x.reduceOnly && x.closing < x.sz && (next === null || x.seq < next.seq)) next = x;
+    if (x.isBuy === isBuy && !x.reduceOnly && roomOf(x, give) > 0 && (first === null || (give ? x.seq < first.seq : x.seq > first.seq))) first = x;
   }
-  if (next === null) return;
-  if (next.sz - next.closing >= freed) {
-    next.closing += freed;
-    reserve(state, acct, m, next, next.sz - next.closing, lev);
-    return;
-  }
-  const opening = sideOrders(m, acct.address, isBuy, opensLots);
-  for (let i = 0; i < opening.length && freed > 0; i++) {
-    const o = opening[i] as BookOrder;
-    const take = Math.min(freed, o.sz - o.closing);
-    o.closing += take;
-    freed -= take;
+  if (first === null) return;
+  const orders = roomOf(first, give) >= left ? [first] : sideOrders(m, acct.address, isBuy, give ? opensLots : closesLots);
+  const lev = state.leverage(acct, m);
+  for (let k = 0; k < orders.length && left > 0; k++) {
+    const o = orders[give ? k : orders.length - 1 - k] as BookOrder;
+    const moved = Math.min(left, roomOf(o, give));
+    o.closing += give ? moved : -moved;
+    left -= moved;
     reserve(state, acct, m, o, o.sz - o.closing, lev);
   }
 }
@@ -197,7 +175,7 @@ export function shareFreedCapacity(state: ExchangeState, acct: Account, m: PerpM
 export function reduceOnlyReserveIncrease(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): bigint {
   const list = m.engine.ownerList(acct.address);
   if (list === undefined) return 0n;
-  const capacity = Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
+  const capacity = plainCapacity(acct, m, list, isBuy);
   const closing = sideOrders(m, acct.address, isBuy, closesLots);
   let held = 0;
   for (const o of closing) held += o.closing;
