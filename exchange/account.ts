@@ -75,6 +75,10 @@ export interface Hold {
   amount: bigint;
 }
 
+/** What an account's collections read as before their first write (never written: typed read-only). */
+const NO_ENTRIES: ReadonlyMap<number, never> = new Map<number, never>();
+const NO_ENTRIES_SET: ReadonlySet<number> = new Set<number>();
+
 export class Account {
   /**
    * The figures an order's margin check reads, as doubles in one packed array, so that the check
@@ -86,26 +90,26 @@ export class Account {
   readonly screen: number[] = [0.5, 0.5, 0.5]; // doubles from the start: V8 keeps them unboxed
   private usdcUnits: bigint;
   private orderMarginUnits = 0n;
-  /** Spot tokens other than USDC. */
-  readonly tokens = new Map<number, bigint>();
-  /** Spot holds by token (sum of the holds of resting spot orders). */
-  readonly held: ReadonlyMap<number, bigint> = new Map<number, bigint>(); // changed through hold/releaseHold (the screen keeps USDC's)
-  readonly holds = new Map<number, Hold>();
+  /*
+   * The collections most accounts never fill (spot tokens and holds, chosen leverage, isolated
+   * assets, funding totals) are made on first write, and read as `NO_ENTRIES` until then: seven
+   * empty maps would make an account about 1.3 KB, several times its hot fields, and spread the
+   * accounts an order touches over that much more memory.
+   */
+  private tokenMap: Map<number, bigint> | null = null;
+  private heldMap: Map<number, bigint> | null = null;
+  private holdMap: Map<number, Hold> | null = null;
+  private leverageMap: Map<number, number> | null = null;
+  private isolatedSet: Set<number> | null = null;
+  private fundingMap: Map<number, bigint> | null = null;
   /** Open positions by asset; changed through `addPosition`/`removePosition`. */
   readonly positions: ReadonlyMap<number, Position> = new Map<number, Position>();
-  /** Leverage chosen per asset; absent means the market default. Changed through `setLeverage`. */
-  readonly leverage: ReadonlyMap<number, number> = new Map<number, number>();
-  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). Changed through `setIsolated`. */
-  readonly isolated: ReadonlySet<number> = new Set<number>();
   /**
    * Whether `leverage` / `isolated` hold anything, kept in step by their setters: the margin
-   * checks read these flags on the account instead of the collections (most accounts never
-   * choose either, and reading a collection's size touches two more objects in memory).
+   * checks read these flags on the account instead of the collections.
    */
   anyLeverage = false;
   anyIsolated = false;
-  /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units. */
-  readonly fundingAllTime = new Map<number, bigint>();
   /** Requests (orders, cancels, actions) counted against the address-based budget. */
   requests = 0;
   /** Notional traded, maker and taker (USD units): each whole USDC adds one request to the budget. */
@@ -160,6 +164,41 @@ export class Account {
     this.screen[SCREEN_ORDER_MARGIN] = Number(v);
   }
 
+  /** Spot tokens other than USDC; changed through `credit`. */
+  get tokens(): ReadonlyMap<number, bigint> {
+    return this.tokenMap ?? NO_ENTRIES;
+  }
+
+  /** Spot holds by token (sum of the holds of resting spot orders); changed through `hold`/`releaseHold` (the screen keeps USDC's). */
+  get held(): ReadonlyMap<number, bigint> {
+    return this.heldMap ?? NO_ENTRIES;
+  }
+
+  /** Each resting spot order's hold, by oid. */
+  get holds(): ReadonlyMap<number, Hold> {
+    return this.holdMap ?? NO_ENTRIES;
+  }
+
+  /** Leverage chosen per asset; absent means the market default. Changed through `setLeverage`. */
+  get leverage(): ReadonlyMap<number, number> {
+    return this.leverageMap ?? NO_ENTRIES;
+  }
+
+  /** Assets the account trades with isolated margin (besides the onlyIsolated markets). Changed through `setIsolated`. */
+  get isolated(): ReadonlySet<number> {
+    return this.isolatedSet ?? NO_ENTRIES_SET;
+  }
+
+  /** Funding paid (> 0) or received (< 0) per asset over the account's life, USD units; changed through `addFunding`. */
+  get fundingAllTime(): ReadonlyMap<number, bigint> {
+    return this.fundingMap ?? NO_ENTRIES;
+  }
+
+  addFunding(asset: number, paid: bigint): void {
+    const map = (this.fundingMap ??= new Map());
+    map.set(asset, (map.get(asset) ?? 0n) + paid);
+  }
+
   /** Opens a position (the asset has none). */
   addPosition(pos: Position): void {
     (this.positions as Map<number, Position>).set(pos.asset, pos);
@@ -194,7 +233,7 @@ export class Account {
 
   /** Sets the leverage chosen for an asset, or the market default (undefined). */
   setLeverage(asset: number, leverage: number | undefined): void {
-    const map = this.leverage as Map<number, number>;
+    const map = (this.leverageMap ??= new Map());
     if (leverage === undefined) map.delete(asset);
     else map.set(asset, leverage);
     this.anyLeverage = map.size !== 0;
@@ -202,7 +241,7 @@ export class Account {
 
   /** Marks an asset as traded with isolated margin, or not. */
   setIsolated(asset: number, isolated: boolean): void {
-    const set = this.isolated as Set<number>;
+    const set = (this.isolatedSet ??= new Set());
     if (isolated) set.add(asset);
     else set.delete(asset);
     this.anyIsolated = set.size !== 0;
@@ -215,9 +254,10 @@ export class Account {
   credit(token: number, amount: bigint): void {
     if (token === USDC_TOKEN_INDEX) this.usdc += amount;
     else {
-      const v = (this.tokens.get(token) ?? 0n) + amount;
-      if (v === 0n) this.tokens.delete(token);
-      else this.tokens.set(token, v);
+      const tokens = (this.tokenMap ??= new Map());
+      const v = (tokens.get(token) ?? 0n) + amount;
+      if (v === 0n) tokens.delete(token);
+      else tokens.set(token, v);
     }
   }
 
@@ -237,23 +277,23 @@ export class Account {
   }
 
   hold(oid: number, token: number, amount: bigint): void {
-    this.holds.set(oid, { token, amount });
+    (this.holdMap ??= new Map()).set(oid, { token, amount });
     this.setHeld(token, (this.held.get(token) ?? 0n) + amount);
   }
 
   /** Releases `amount` of an order's hold (all of it when `amount` is null or exceeds it). */
   releaseHold(oid: number, amount: bigint | null): void {
-    const h = this.holds.get(oid);
+    const h = this.holdMap?.get(oid);
     if (h === undefined) return;
     const release = amount === null || amount > h.amount ? h.amount : amount;
     h.amount -= release;
     const total = (this.held.get(h.token) ?? 0n) - release;
     this.setHeld(h.token, total);
-    if (amount === null || h.amount === 0n) this.holds.delete(oid);
+    if (amount === null || h.amount === 0n) this.holdMap?.delete(oid);
   }
 
   private setHeld(token: number, total: bigint): void {
-    const held = this.held as Map<number, bigint>;
+    const held = (this.heldMap ??= new Map());
     if (total === 0n) held.delete(token);
     else held.set(token, total);
     if (token === USDC_TOKEN_INDEX) this.screen[SCREEN_HELD_USDC] = Number(total);
@@ -266,7 +306,7 @@ export class Account {
       o.margin = 0n;
       o.marginUnits = 0;
     }
-    if (this.holds.size !== 0) this.releaseHold(o.oid, null);
+    if (this.holdMap !== null && this.holdMap.size !== 0) this.releaseHold(o.oid, null);
   }
 }
 

@@ -77,7 +77,7 @@ function payFunding(ctx: TxContext, m: PerpMarket): void {
     else acct.usdc -= paid;
     pos.funding += paid;
     acct.perpRealized -= paid;
-    acct.fundingAllTime.set(m.asset, (acct.fundingAllTime.get(m.asset) ?? 0n) + paid);
+    acct.addFunding(m.asset, paid);
     state.fundingDust += paid;
     const record: FundingRecord = {
       time: ctx.time,

@@ -167,7 +167,7 @@ function restoreAccount(row: AccountRow): Account {
   for (const asset of isolated ?? []) acct.setIsolated(asset, true);
   acct.perpRealized = BigInt(pnl?.[0] ?? '0');
   acct.spotFees = BigInt(pnl?.[1] ?? '0');
-  for (const [asset, v] of fundingAllTime) acct.fundingAllTime.set(asset, BigInt(v));
+  for (const [asset, v] of fundingAllTime) acct.addFunding(asset, BigInt(v));
   acct.requests = requests;
   acct.cumVlm = BigInt(cumVlm);
   for (const [asset, lev] of leverage) acct.setLeverage(asset, lev);
