@@ -115,7 +115,7 @@ const NO_CHILDREN: readonly OrderView[] = Object.freeze([]);
 
 /** `limitPx`: the price formatted, when the caller has it at hand. */
 export function bookOrderView(m: Market, o: LimitFields, limitPx = formatScaled(o.px, m.pxDecimals)): OrderView {
-  const sz = formatScaled(o.sz, m.szDecimals);
+  const sz = m.szText.format(o.sz);
   return {
     coin: m.name,
     side: o.isBuy ? 'B' : 'A',
@@ -123,7 +123,7 @@ export function bookOrderView(m: Market, o: LimitFields, limitPx = formatScaled(
     sz,
     oid: o.oid,
     timestamp: o.timestamp,
-    origSz: o.origSz === o.sz ? sz : formatScaled(o.origSz, m.szDecimals), // one string when unfilled
+    origSz: o.origSz === o.sz ? sz : m.szText.format(o.origSz),
     cloid: o.cloid,
     reduceOnly: o.reduceOnly,
     orderType: 'Limit',

@@ -41,11 +41,14 @@ export interface LimitSpec {
   readonly reshare?: boolean;
 }
 
+/** What `submitLimit` placed: one record reused by every call, valid until the next (read it at once). */
 export interface LimitOutcome {
   readonly filledLots: number;
   readonly filledNtl: bigint;
   readonly rested: boolean;
 }
+
+const outcome: { filledLots: number; filledNtl: bigint; rested: boolean } = { filledLots: 0, filledNtl: 0n, rested: false };
 
 /** Wire time-in-force names to the engine's codes. */
 export const TIF_CODES = { Gtc: TIF_GTC, Ioc: TIF_IOC, Alo: TIF_ALO } as const;
@@ -182,7 +185,10 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
     return exchangeError(selfTradeCancels.length > 0 ? 'SELF_TRADE_PREVENTED' : 'IOC_NO_MATCH');
   }
   // Settling fills may cancel the new order (reduce-only rules); nothing else here can.
-  return { filledLots, filledNtl, rested: resting !== null && (fills.length === 0 || engine.orders.has(spec.oid)) };
+  outcome.filledLots = filledLots;
+  outcome.filledNtl = filledNtl;
+  outcome.rested = resting !== null && (fills.length === 0 || engine.orders.has(spec.oid));
+  return outcome;
 }
 
 /** Status event of a taker that did not rest: filled, or its Ioc remainder cancelled. */

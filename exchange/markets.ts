@@ -5,6 +5,7 @@ import {
   SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, perpPxDecimals, spotPxDecimals, pairName,
   type ExchangeConfig, type PerpMarketConfig, type SpotPairConfig, type SpotTokenConfig,
 } from './config.ts';
+import { ScaledFormatter } from '../primitives/index.ts';
 import { HolderList } from './holders.ts';
 import { MatchingEngine, type IdSource } from './engine/matching-engine.ts';
 import { TriggerBook } from './triggers.ts';
@@ -13,6 +14,8 @@ interface MarketBase {
   readonly asset: number;
   readonly name: string;
   readonly szDecimals: number;
+  /** Sizes as text (`formatScaled` at `szDecimals`, recent ones remembered): every order event has one. */
+  readonly szText: ScaledFormatter;
   readonly pxDecimals: number;
   readonly ntlScale: bigint;
   /** `ntlScale` as a number, for exact arithmetic on numbers while products stay safe integers. */
@@ -78,6 +81,7 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
       asset,
       name: m.name,
       szDecimals: m.szDecimals,
+      szText: new ScaledFormatter(m.szDecimals),
       pxDecimals,
       ntlScale: 10n ** BigInt(USD_DECIMALS - pxDecimals - m.szDecimals),
       ntlScaleNum: 10 ** (USD_DECIMALS - pxDecimals - m.szDecimals),
@@ -112,6 +116,7 @@ export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
       asset: SPOT_ASSET_OFFSET + pair.index,
       name: pairName(cfg, pair),
       szDecimals: base.szDecimals,
+      szText: new ScaledFormatter(base.szDecimals),
       pxDecimals,
       ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
       ntlScaleNum: 10 ** (TOKEN_DECIMALS - pxDecimals - base.szDecimals),

@@ -163,3 +163,24 @@ export function divRound(a: bigint, b: bigint, mode: 'floor' | 'ceil' | 'trunc' 
     }
   }
 }
+
+/**
+ * `formatScaled` at fixed decimals for safe integers, remembering the last text of each of 256
+ * slots (by the value's low bits): order sizes and prices repeat, and a hit allocates nothing.
+ * A cache: every answer equals `formatScaled(value, decimals)`.
+ */
+export class ScaledFormatter {
+  private readonly values = new Float64Array(256).fill(Number.NaN); // NaN equals nothing: empty slots miss
+  private readonly texts: string[] = new Array<string>(256).fill('');
+
+  constructor(readonly decimals: number) {}
+
+  format(value: number): string {
+    const slot = value & 255;
+    if (this.values[slot] === value) return this.texts[slot] as string;
+    const text = formatScaled(value, this.decimals);
+    this.values[slot] = value;
+    this.texts[slot] = text;
+    return text;
+  }
+}

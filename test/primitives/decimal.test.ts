@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { divRound, formatScaled, parseDecimal, parseScaled, scanUnits, scannedSigFigs, significantFigures } from '../../primitives/index.ts';
+import { ScaledFormatter, divRound, formatScaled, parseDecimal, parseScaled, scanUnits, scannedSigFigs, significantFigures } from '../../primitives/index.ts';
 
 t.test('parseDecimal accepts plain decimals only', async (t) => {
   t.same(parseDecimal('123.4500'), { negative: false, digits: '12345', scale: 2 });
@@ -81,5 +81,19 @@ t.test('scanUnits agrees with the general path wherever it answers', async (t) =
       return general !== null && BigInt(fast) === general && (d!.scale === 0 || scannedSigFigs === significantFigures(d!));
     }),
     { seed, numRuns: 5000 },
+  );
+});
+
+t.test('ScaledFormatter answers as formatScaled, through slot collisions and repeats', async (t) => {
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  // Values drawn from a small pool (repeats hit), plus ones sharing low bits (collisions replace).
+  const value = fc.oneof(fc.constantFrom(0, 1, 10, 256, 512, 100_000, 2 ** 31, 2 ** 32 + 1, -256, Number.MAX_SAFE_INTEGER), fc.integer({ min: -1e6, max: 1e6 }), fc.maxSafeInteger());
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 12 }), fc.array(value, { maxLength: 300 }), (decimals, values) => {
+      const f = new ScaledFormatter(decimals);
+      return values.every((v) => f.format(v) === formatScaled(v, decimals) && f.format(v) === formatScaled(v, decimals));
+    }),
+    { seed, numRuns: 500 },
   );
 });
