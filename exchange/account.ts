@@ -89,7 +89,9 @@ export class Account {
    */
   readonly screen: number[] = [0.5, 0.5, 0.5]; // doubles from the start: V8 keeps them unboxed
   private usdcUnits: bigint;
-  private orderMarginUnits = 0n;
+  /** The order margin total while it is a safe integer, else -1 and the total is `orderMarginBig`. */
+  private orderMarginNum = 0;
+  private orderMarginBig = 0n;
   /*
    * The collections most accounts never fill (spot tokens and holds, chosen leverage, isolated
    * assets, funding totals) are made on first write, and read as `NO_ENTRIES` until then: seven
@@ -156,11 +158,17 @@ export class Account {
 
   /** Initial margin reserved by the account's resting perp orders: the sum of their `margin`. */
   get orderMargin(): bigint {
-    return this.orderMarginUnits;
+    return this.orderMarginNum >= 0 ? BigInt(this.orderMarginNum) : this.orderMarginBig;
   }
 
   set orderMargin(v: bigint) {
-    this.orderMarginUnits = v;
+    this.setOrderMargin(v);
+  }
+
+  private setOrderMargin(v: bigint): void {
+    const safe = v >= 0n && v <= MAX_SAFE;
+    this.orderMarginNum = safe ? Number(v) : -1;
+    this.orderMarginBig = safe ? 0n : v;
     this.screen[SCREEN_ORDER_MARGIN] = Number(v);
   }
 
@@ -268,12 +276,37 @@ export class Account {
 
   /** Sets the margin one of the account's resting perp orders reserves (replacing what it reserved before). */
   setMargin(o: BookOrder, margin: bigint): void {
-    const before = o.margin;
-    // A new order (no margin before) or none reserved: no bigint arithmetic to do.
-    if (margin === before) return;
-    this.orderMargin += before === 0n ? margin : margin - before;
-    o.margin = margin;
-    o.marginUnits = margin <= MAX_SAFE ? Number(margin) : -1;
+    if (margin >= 0n && margin <= MAX_SAFE) {
+      this.setMarginUnits(o, Number(margin));
+      return;
+    }
+    const total = this.orderMargin + margin - o.margin;
+    o.marginUnits = -1;
+    o.marginBig = margin;
+    this.setOrderMargin(total);
+  }
+
+  /**
+   * `setMargin` of a reserve that is a safe integer (>= 0): on numbers while the order's old
+   * reserve and the total are safe integers. Two such numbers differ and add exactly up to
+   * 2^53, and a sum past MAX_SAFE_INTEGER rounds to at least 2^53, which the check refuses.
+   */
+  setMarginUnits(o: BookOrder, units: number): void {
+    const before = o.marginUnits;
+    if (units === before) return;
+    if (before >= 0 && this.orderMarginNum >= 0) {
+      const total = this.orderMarginNum + (units - before);
+      if (total >= 0 && total <= Number.MAX_SAFE_INTEGER) {
+        this.orderMarginNum = total;
+        this.screen[SCREEN_ORDER_MARGIN] = total;
+        o.marginUnits = units;
+        return;
+      }
+    }
+    const total = this.orderMargin + BigInt(units) - o.margin;
+    o.marginUnits = units;
+    o.marginBig = 0n;
+    this.setOrderMargin(total);
   }
 
   hold(oid: number, token: number, amount: bigint): void {
@@ -301,11 +334,7 @@ export class Account {
 
   /** Releases whatever one of the account's orders reserved (it has just left the book). */
   releaseOrder(o: BookOrder): void {
-    if (o.margin !== 0n) {
-      this.orderMargin -= o.margin;
-      o.margin = 0n;
-      o.marginUnits = 0;
-    }
+    if (o.marginUnits !== 0) this.setMarginUnits(o, 0);
     if (this.holdMap !== null && this.holdMap.size !== 0) this.releaseHold(o.oid, null);
   }
 }

@@ -24,4 +24,4 @@ export { BookOrder, TIF_GTC, TIF_IOC, TIF_ALO, TIF_NAMES, type TifCode } from '.
 export { NumMap } from './engine/num-map.ts';
 export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
 export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
-export { Position, initialMarginNum, type Account } from './account.ts';
+export { Account, Position, initialMarginNum } from './account.ts';

@@ -54,7 +54,7 @@ function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number,
 export function reserveNewest(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): void {
   if (o.reduceOnly) {
     o.closing = 0;
-    acct.setMargin(o, 0n);
+    acct.setMarginUnits(o, 0);
     return;
   }
   const list = o.ownerList; // it rests: its owner's list, without a lookup
@@ -79,7 +79,7 @@ export function capacityHeld(o: BookOrder): number {
  */
 function reserve(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder, open: number, lev: number): void {
   if (open === 0) {
-    if (o.margin !== 0n) acct.setMargin(o, 0n);
+    if (o.marginUnits !== 0) acct.setMarginUnits(o, 0);
     return;
   }
   const ntl = notionalNum(m, o.px, open);
@@ -88,7 +88,7 @@ function reserve(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrde
     return;
   }
   const units = initialMarginNum(ntl, lev);
-  if (units !== o.marginUnits) acct.setMargin(o, BigInt(units));
+  if (units !== o.marginUnits) acct.setMarginUnits(o, units);
 }
 
 const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;

@@ -34,13 +34,13 @@ export class BookOrder {
   level: { sz: number; n: number; head: BookOrder | null; tail: BookOrder | null; readonly px: number; text: string | null } | null = null;
   ownerList: OwnerOrders | null = null;
   /**
-   * Initial margin this order reserves (USD units, 0 for none): set and read by the exchange
-   * layer, which keeps its owner's total; kept on the order so that placing one touches no
-   * per-account table. Zeroed when the engine reuses the object.
+   * Initial margin this order reserves (USD units, 0 for none) while it is a safe integer, else
+   * -1 and the reserve is `marginBig`: set by the exchange layer (`Account.setMargin`), which
+   * keeps its owner's total; on the order so that placing one touches no per-account table, and
+   * a number so that it makes no bigint. Zeroed when the engine reuses the object.
    */
-  margin = 0n;
-  /** `margin` as a number while it is a safe integer, else -1: compared without making a bigint. */
   marginUnits = 0;
+  marginBig = 0n;
   /** Lots of the owner's position this order would close, as its margin counts them (exchange layer). */
   closing = 0;
 
@@ -61,4 +61,9 @@ export class BookOrder {
     /** Block time (ms) the order was placed or last re-queued. */
     public timestamp: number,
   ) {}
+
+  /** The reserve, exact (see `marginUnits`). */
+  get margin(): bigint {
+    return this.marginUnits >= 0 ? BigInt(this.marginUnits) : this.marginBig;
+  }
 }

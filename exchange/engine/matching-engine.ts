@@ -205,8 +205,8 @@ export class MatchingEngine {
     o.reduceOnly = reduceOnly;
     o.cloid = cloid;
     o.timestamp = time;
-    o.margin = 0n;
     o.marginUnits = 0;
+    o.marginBig = 0n;
     o.closing = 0;
     return o;
   }

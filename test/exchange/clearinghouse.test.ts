@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
-import { availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, initialMarginNum, views } from '../../exchange/index.ts';
+import { Account, BookOrder, TIF_GTC, availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, initialMarginNum, views } from '../../exchange/index.ts';
 
 const [A, B, C] = USERS as [string, string, string];
 const BTC = 0;
@@ -339,4 +339,39 @@ t.test('the bankruptcy price on safe integers equals the bigint one wherever it 
     { seed, numRuns: 20_000 },
   );
   t.ok(answered > 5000, `safe integers answered ${answered} of 20000 cases`);
+});
+
+t.test('order reserves add up exactly on numbers and past 2^53 alike', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const seed = Number(process.env.SEED ?? 20261123);
+  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const MAX = BigInt(Number.MAX_SAFE_INTEGER);
+  // Reserves near 0, near 2^53 and beyond it, set, replaced and released in any order.
+  const amount = fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: MAX - 1000n, max: MAX + 1000n }), fc.bigInt({ min: 0n, max: 4n * MAX }));
+  const step = fc.record({ order: fc.integer({ min: 0, max: 3 }), op: fc.constantFrom('set', 'units', 'release'), amount });
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+      const acct = new Account('0x' + '1'.repeat(40), 0n);
+      const orders = [0, 1, 2, 3].map((i) => new BookOrder(i + 1, acct.address, true, 100, 1, 1, i, TIF_GTC, false, null, 0));
+      const model = [0n, 0n, 0n, 0n];
+      for (const s of steps) {
+        const o = orders[s.order]!;
+        if (s.op === 'release') {
+          acct.releaseOrder(o);
+          model[s.order] = 0n;
+        } else if (s.op === 'units' && s.amount <= MAX) {
+          acct.setMarginUnits(o, Number(s.amount));
+          model[s.order] = s.amount;
+        } else {
+          acct.setMargin(o, s.amount);
+          model[s.order] = s.amount;
+        }
+        const total = model.reduce((a, b) => a + b, 0n);
+        if (acct.orderMargin !== total || acct.screen[1] !== Number(total)) return false;
+        if (orders.some((x, i) => x.margin !== model[i] || x.marginUnits !== (model[i]! <= MAX ? Number(model[i]) : -1))) return false;
+      }
+      return true;
+    }),
+    { seed, numRuns: 2000 },
+  );
 });
