@@ -2,7 +2,7 @@
 // profiling harness bench/ch-profile.ts: 10,000 accounts each holding positions in 3 perps,
 // passive orders from random accounts, and a 20% price fall that liquidates half of them.
 import {
-  Exchange, MatchingEngine, TIF_GTC, isExchangeError, submitLimit, type ExchangeTx, type GenesisBalance, type LimitSpec, type TxContext,
+  Exchange, MatchingEngine, TIF_GTC, isExchangeError, newEventList, submitLimit, type ExchangeTx, type GenesisBalance, type LimitSpec, type TxContext,
 } from '../exchange/index.ts';
 import { devnetGenesis, loadGenesis } from '../genesis/index.ts';
 import { mulberry32 } from '../test/support/exchange.ts';
@@ -118,7 +118,7 @@ export function place(ex: Exchange, orders: BenchOrder[], layer: PlaceLayer, bar
       ex.beginBlock(++height, time);
       for (let k = i; k < last; k++) {
         const o = orders[k]!;
-        const ctx: TxContext = { state, hash: '0x', time, events: [] }; // one per order, as a transaction has
+        const ctx: TxContext = { state, hash: '0x', time, events: newEventList() }; // one per order, as a transaction has
         const acct = state.accounts.get(o.user)!;
         const spec: LimitSpec = { oid: state.ids.nextOid, isBuy: o.isBuy, px: o.px, sz: o.lots, tif: TIF_GTC, reduceOnly: false, cloid: null };
         if (isExchangeError(submitLimit(ctx, acct, state.perps[o.asset]!, spec))) refused++;

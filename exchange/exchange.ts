@@ -5,7 +5,7 @@ import { Account } from './account.ts';
 import { isActionParseError, parseAction, type Action } from './actions.ts';
 import { USD_DECIMALS, type ExchangeConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
-import type { ExchangeEvent } from './events.ts';
+import { newEventList, type ExchangeEvent } from './events.ts';
 import { cancelOrders, cancelOrdersByCloid, placeOrders } from './order-actions.ts';
 import { modifyOrder } from './modify.ts';
 import type { TxContext } from './order-context.ts';
@@ -84,7 +84,7 @@ export class Exchange {
   }
 
   execute(tx: ExchangeTx): TxOutcome {
-    const events: ExchangeEvent[] = [];
+    const events = newEventList();
     const result = this.run(tx, events);
     return { result, events };
   }

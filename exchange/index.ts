@@ -4,6 +4,7 @@ export * from './errors.ts';
 export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord } from './events.ts';
+export { newEventList } from './events.ts';
 export type { OraclePrices } from './oracle.ts';
 export { LIQUIDATION_HASH, sweepOrder, bankruptcyPxExact, bankruptcyPxNum } from './liquidation.ts';
 export type { Market, PerpMarket, SpotMarket } from './markets.ts';
