@@ -13,9 +13,12 @@ export async function benchClearinghouse(): Promise<void> {
   const { ex } = setup();
   const setupMs = performance.now() - t0;
   const orders = benchOrders();
-  // Warm every path, then the rounds; medians of the rounds.
-  place(setup(false).ex, orders, 'clearinghouse');
-  place(setup(false).ex, orders, 'tx');
+  // Warm every path (chains with and without positions: the margin screens differ), then the
+  // rounds; medians of the rounds.
+  for (const positions of [true, false]) {
+    place(setup(positions).ex, orders, 'clearinghouse');
+    place(setup(positions).ex, orders, 'tx');
+  }
   const rounds = Array.from({ length: ROUNDS }, (_, r) => ({
     clearinghouse: place(r === 0 ? ex : setup().ex, orders, 'clearinghouse', r % 2 === 1),
     without: place(setup(false).ex, orders, 'clearinghouse', r % 2 === 0),
