@@ -75,9 +75,22 @@ export interface Hold {
   amount: bigint;
 }
 
-/** What an account's collections read as before their first write (never written: typed read-only). */
-const NO_ENTRIES: ReadonlyMap<number, never> = new Map<number, never>();
-const NO_ENTRIES_SET: ReadonlySet<number> = new Set<number>();
+/** What an account's collections read as before their first write: shared, so writing one throws. */
+const refuseWrite = (): never => {
+  throw new Error('invariant: an account collection written through the shared empty one');
+};
+class EmptyMap extends Map<number, never> {
+  override set = refuseWrite;
+  override delete = refuseWrite;
+  override clear = refuseWrite;
+}
+class EmptySet extends Set<number> {
+  override add = refuseWrite;
+  override delete = refuseWrite;
+  override clear = refuseWrite;
+}
+const NO_ENTRIES: ReadonlyMap<number, never> = new EmptyMap();
+const NO_ENTRIES_SET: ReadonlySet<number> = new EmptySet();
 
 export class Account {
   /**
@@ -159,10 +172,6 @@ export class Account {
   /** Initial margin reserved by the account's resting perp orders: the sum of their `margin`. */
   get orderMargin(): bigint {
     return this.orderMarginNum >= 0 ? BigInt(this.orderMarginNum) : this.orderMarginBig;
-  }
-
-  set orderMargin(v: bigint) {
-    this.setOrderMargin(v);
   }
 
   private setOrderMargin(v: bigint): void {
@@ -287,7 +296,8 @@ export class Account {
   }
 
   /**
-   * `setMargin` of a reserve that is a safe integer (>= 0): on numbers while the order's old
+   * `setMargin` of a reserve that is a safe integer >= 0 (callers guarantee it: a negative or
+   * unsafe `units` would corrupt the total; use `setMargin` otherwise): on numbers while the order's old
    * reserve and the total are safe integers. Two such numbers differ and add exactly up to
    * 2^53, and a sum past MAX_SAFE_INTEGER rounds to at least 2^53, which the check refuses.
    */

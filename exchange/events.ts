@@ -107,6 +107,9 @@ export type ExchangeEvent =
   | { readonly kind: 'fundingRate'; readonly rate: FundingRateRecord }
   | { readonly kind: 'liquidation'; readonly user: Address; readonly liquidation: LiquidationRecord };
 
+/** The placeholder that gives the list its one slot (popped at once: never an event of any list). */
+const ROOM: ExchangeEvent = { kind: 'fundingRate', rate: { coin: '', fundingRate: '0', premium: '0', time: 0 } };
+
 /**
  * An empty list for a transaction's events with room for one: most transactions emit one, and
  * `[]` grows to 17 slots on its first push (184 B in all against 56 B).
@@ -116,9 +119,6 @@ export function newEventList(): ExchangeEvent[] {
   list.pop();
   return list;
 }
-
-/** The placeholder that gives the list its one slot (popped at once: never an event of any list). */
-const ROOM: ExchangeEvent = { kind: 'fundingRate', rate: { coin: '', fundingRate: '0', premium: '0', time: 0 } };
 
 /** The fields a limit order's view is made of: a resting BookOrder, or a taker that did not rest. */
 export type LimitFields = Pick<BookOrder, 'oid' | 'isBuy' | 'px' | 'sz' | 'origSz' | 'timestamp' | 'cloid' | 'reduceOnly' | 'tif'>;

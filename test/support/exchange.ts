@@ -175,7 +175,7 @@ export function bookInvariants(ex: Exchange): string | null {
             if (o.closing !== closing) return `${a.address} order ${o.oid} closes ${o.closing} lots, not ${closing}`;
           }
           if (o.margin !== want) return `${a.address} order ${o.oid} reserves ${o.margin}, not ${want}`;
-          if (o.marginUnits !== (o.margin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(o.margin) : -1)) return `order ${o.oid}: marginUnits ${o.marginUnits} for ${o.margin}`;
+          if (o.marginUnits !== (o.margin >= 0n && o.margin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(o.margin) : -1)) return `order ${o.oid}: marginUnits ${o.marginUnits} for ${o.margin}`;
         }
       }
     }
