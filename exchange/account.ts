@@ -107,9 +107,9 @@ export class Account {
   private orderMarginBig = 0n;
   /*
    * The collections most accounts never fill (spot tokens and holds, chosen leverage, isolated
-   * assets, funding totals) are made on first write, and read as `NO_ENTRIES` until then: seven
-   * empty maps would make an account about 1.3 KB, several times its hot fields, and spread the
-   * accounts an order touches over that much more memory.
+   * assets, funding totals) are made on first write, and read as `NO_ENTRIES` until then: made
+   * empty, they were about half of an account's 2.3 KB, and spread the accounts an order touches
+   * over twice the memory.
    */
   private tokenMap: Map<number, bigint> | null = null;
   private heldMap: Map<number, bigint> | null = null;

@@ -1,6 +1,7 @@
 // The clearinghouse: oracle prices, funding, liquidations, leverage, and USDC conservation.
 import t from 'tap';
 import { Harness, USERS, bookInvariants, lim, usdcTotal } from '../support/exchange.ts';
+import { replaySeed } from '../support/seed.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
 import { Account, BookOrder, TIF_GTC, availableMargin, bankruptcyPxExact, bankruptcyPxNum, crossMaintenanceNum, freeMarginCovers, maintenanceNum, maintenanceOf, marginFigures, Position, initialMarginNum, views } from '../../exchange/index.ts';
 
@@ -236,8 +237,7 @@ t.test('address-based request budget: 10,000 plus one per USDC traded; cancels g
 
 t.test('the margin screen in doubles agrees with the exact comparison wherever it decides', async (t) => {
   const fc = (await import('fast-check')).default;
-  const seed = Number(process.env.SEED ?? 20261122);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261122);
   const h = new Harness();
   const acct = h.ex.state.accounts.get(A)!;
   const reserving = new BookOrder(1, A, true, 1, 1, 1, 1, TIF_GTC, false, null, 0);
@@ -265,8 +265,7 @@ t.test('the margin screen in doubles agrees with the exact comparison wherever i
 
 t.test('initial margin on numbers equals the bigint ceiling division', async (t) => {
   const fc = (await import('fast-check')).default;
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   const ntl = fc.oneof(fc.maxSafeNat(), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: -2000, max: 2000 }).map((d) => 2 ** 52 + d));
   fc.assert(
     fc.property(ntl, fc.integer({ min: 1, max: 200 }), (n, lev) => BigInt(initialMarginNum(n, lev)) === (BigInt(n) + BigInt(lev) - 1n) / BigInt(lev)),
@@ -276,8 +275,7 @@ t.test('initial margin on numbers equals the bigint ceiling division', async (t)
 
 t.test('the liquidation check on safe integers equals the bigint figures wherever it answers', async (t) => {
   const fc = (await import('fast-check')).default;
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   // maintenanceOf split at its divisor, over constants and notionals up to the bound.
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1, max: 200 }), fc.oneof(fc.integer({ min: 0, max: 2 ** 50 }), fc.integer({ min: 0, max: 10_000_000 })), (bps, maxLev, ntl) => {
@@ -321,8 +319,7 @@ t.test('the liquidation check on safe integers equals the bigint figures whereve
 
 t.test('the bankruptcy price on safe integers equals the bigint one wherever it answers', async (t) => {
   const fc = (await import('fast-check')).default;
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   let answered = 0;
   fc.assert(
     fc.property(
@@ -344,8 +341,7 @@ t.test('the bankruptcy price on safe integers equals the bigint one wherever it 
 
 t.test('order reserves add up exactly on numbers and past 2^53 alike', async (t) => {
   const fc = (await import('fast-check')).default;
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   const MAX = BigInt(Number.MAX_SAFE_INTEGER);
   // Reserves near 0, near 2^53 and beyond it, set, replaced and released in any order.
   const amount = fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: MAX - 1000n, max: MAX + 1000n }), fc.bigInt({ min: 0n, max: 4n * MAX }));

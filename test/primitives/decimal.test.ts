@@ -1,6 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { ScaledFormatter, divRound, formatScaled, parseDecimal, parseScaled, scanUnits, scannedSigFigs, significantFigures } from '../../primitives/index.ts';
+import { replaySeed } from '../support/seed.ts';
 
 t.test('parseDecimal accepts plain decimals only', async (t) => {
   t.same(parseDecimal('123.4500'), { negative: false, digits: '12345', scale: 2 });
@@ -40,8 +41,7 @@ t.test('formatScaled normalizes', async (t) => {
 });
 
 t.test('formatScaled gives numbers and bigints the same text', async (t) => {
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   // A bigint past the safe integers takes the digit-string path; a number, integer division.
   const value = fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.tuple(fc.integer({ min: -999, max: 999 }), fc.integer({ min: 0, max: 12 })).map(([m, e]) => m * 10 ** e));
   fc.assert(
@@ -61,8 +61,7 @@ t.test('divRound rounds in the named direction', async (t) => {
 });
 
 t.test('scanUnits agrees with the general path wherever it answers', async (t) => {
-  const seed = Number(process.env.SEED ?? 20261122);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261122);
   const text = fc.oneof(
     fc.tuple(fc.stringMatching(/^[0-9]{1,9}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`)),
     fc.string({ maxLength: 18 }),
@@ -85,8 +84,7 @@ t.test('scanUnits agrees with the general path wherever it answers', async (t) =
 });
 
 t.test('ScaledFormatter answers as formatScaled, through slot collisions and repeats', async (t) => {
-  const seed = Number(process.env.SEED ?? 20261123);
-  t.comment(`seed ${seed} (SEED=... to replay)`);
+  const seed = replaySeed(t, 20261123);
   // Values drawn from a small pool (repeats hit), plus ones sharing low bits (collisions replace).
   const value = fc.oneof(fc.constantFrom(0, 1, 10, 256, 512, 100_000, 2 ** 31, 2 ** 32 + 1, -256, Number.MAX_SAFE_INTEGER), fc.integer({ min: -1e6, max: 1e6 }), fc.maxSafeInteger());
   fc.assert(
