@@ -70,11 +70,13 @@ export interface ExchangeConfig {
   readonly clearinghouse: ClearinghouseConfig;
 }
 
-/** Validators that may publish oracle prices, with their voting power. */
+/** A validator: publishes oracle prices, attests bridge events and signs withdrawals, with its voting power. */
 export interface OracleValidator {
   /** Hex ed25519 public key. */
   readonly pubKey: string;
   readonly power: number;
+  /** The secp256k1 address whose signatures the bridge contracts accept from this validator (lowercase). */
+  readonly bridgeSigner?: Address;
 }
 
 export interface ClearinghouseConfig {

@@ -24,7 +24,8 @@ const MAX_ORACLE_UNITS = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 10));
 
 /** Power-weighted median of fresh submissions (ties broken by validator key); null when none. */
 export function weightedMedian(state: ExchangeState, m: PerpMarket): number | null {
-  const { validators, oracleStalenessMs } = state.config.clearinghouse;
+  const { oracleStalenessMs } = state.config.clearinghouse;
+  const validators = state.validators();
   const fresh: { px: number; power: number; key: string }[] = [];
   for (const v of validators) {
     const sub = m.oracleSubs.get(v.pubKey);
@@ -43,8 +44,8 @@ export function weightedMedian(state: ExchangeState, m: PerpMarket): number | nu
 
 /** Applies one validator's prices. Refused whole when the validator or a price is unknown or bad. */
 export function applyOracle(state: ExchangeState, sub: OraclePrices): ExchangeError | null {
-  const { validators, oracleStalenessMs } = state.config.clearinghouse;
-  if (!validators.some((v) => v.pubKey === sub.validator)) return exchangeError('INVALID_ACTION', `unknown validator ${sub.validator}`);
+  const { oracleStalenessMs } = state.config.clearinghouse;
+  if (!state.validators().some((v) => v.pubKey === sub.validator)) return exchangeError('INVALID_ACTION', `unknown validator ${sub.validator}`);
   if (!Number.isSafeInteger(sub.time) || sub.time < state.time - oracleStalenessMs || sub.time > state.time + oracleStalenessMs) {
     return exchangeError('INVALID_ACTION', `stale oracle prices (stamped ${sub.time}, block time ${state.time})`);
   }

@@ -1,7 +1,7 @@
 // The exchange's complete consensus state and the helpers every module shares.
 import type { Address } from '../primitives/index.ts';
 import type { Account } from './account.ts';
-import { SPOT_ASSET_OFFSET, type ExchangeConfig } from './config.ts';
+import { SPOT_ASSET_OFFSET, type ExchangeConfig, type OracleValidator } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
 import { buildPerps, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
 
@@ -82,6 +82,14 @@ export class ExchangeState {
     this.spots = buildSpots(config, this.ids);
     this.markets = [...this.perps, ...this.spots];
     for (const m of this.markets) this.marketsByName.set(m.name, m);
+  }
+
+  /**
+   * The validators of the current block with their voting power: oracle medians, bridge
+   * attestations and withdrawal signatures weigh by it. Every reader goes through here.
+   */
+  validators(): readonly OracleValidator[] {
+    return this.config.clearinghouse.validators;
   }
 
   market(asset: number): Market | undefined {

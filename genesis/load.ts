@@ -46,14 +46,18 @@ function fraction(text: unknown, decimals: number, what: string): number {
   return Number(v);
 }
 
-function clearinghouseConfig(file: GenesisFile, localValidator: string | undefined, funded: Set<Address>): ClearinghouseConfig {
+function clearinghouseConfig(file: GenesisFile, opts: LoadOptions, funded: Set<Address>): ClearinghouseConfig {
   const c = file.exchange.clearinghouse;
   check(c !== undefined, 'exchange.clearinghouse is required');
   const backstop = normalizeAddress(c.backstop);
   check(backstop !== null && funded.has(backstop), 'clearinghouse.backstop must be an address funded in balances');
   const validators = file.validators.length > 0
-    ? file.validators.map((v) => ({ pubKey: v.pubKey.toLowerCase(), power: intIn(v.power, 1, 2 ** 31, 'validator power') }))
-    : localValidator === undefined ? [] : [{ pubKey: localValidator, power: 1 }];
+    ? file.validators.map((v, i) => {
+      const bridgeSigner = v.bridgeSigner === undefined ? undefined : normalizeAddress(v.bridgeSigner);
+      check(bridgeSigner !== null, `validator ${i}: bridgeSigner must be a 20-byte hex address`);
+      return { pubKey: v.pubKey.toLowerCase(), power: intIn(v.power, 1, 2 ** 31, 'validator power'), ...(bridgeSigner === undefined ? {} : { bridgeSigner }) };
+    })
+    : opts.localValidator === undefined ? [] : [{ pubKey: opts.localValidator, power: 1, ...(opts.localBridgeSigner === undefined ? {} : { bridgeSigner: opts.localBridgeSigner }) }];
   const impact = parseScaled(c.impactNotional, USD_DECIMALS);
   check(impact !== null && impact > 0n, 'clearinghouse.impactNotional must be a positive decimal');
   const withdrawMinimum = parseScaled(c.withdrawMinimum ?? '10', USD_DECIMALS);
@@ -103,6 +107,8 @@ function evmGenesis(file: GenesisFile): EvmGenesis {
 export interface LoadOptions {
   /** On a devnet (no validators in the genesis), the node's own key is the single validator. */
   readonly localValidator?: string;
+  /** The local validator's bridge signer address, on a devnet. */
+  readonly localBridgeSigner?: Address;
 }
 
 export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGenesis {
@@ -182,7 +188,7 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     },
     priceBandBps: fraction(g.priceBand, 4, 'priceBand'),
     triggerSlippageBps: fraction(g.triggerSlippage, 4, 'triggerSlippage'),
-    clearinghouse: clearinghouseConfig(file, opts.localValidator, seen),
+    clearinghouse: clearinghouseConfig(file, opts, seen),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
   return { file, hash, exchange, balances, evm: evmGenesis(file) };

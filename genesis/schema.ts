@@ -31,6 +31,8 @@ export interface GenesisValidator {
   /** Hex-encoded ed25519 public key (32 bytes). */
   pubKey: string;
   power: number;
+  /** The validator's secp256k1 bridge signer address (withdrawal signatures); `svc keys` prints it. */
+  bridgeSigner?: string;
 }
 
 export interface GenesisFile {
