@@ -14,6 +14,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     wsPort: opts.wsPort,
     rpcPort: opts.rpcPort,
     oracleIntervalMs: opts.oracleIntervalMs,
+    bridgeChains: opts.bridgeChains.map((url) => ({ url, confirmations: opts.bridgeConfirmations, devDeploy: opts.bridgeToken === null ? {} : { token: opts.bridgeToken } })),
     log: out,
   });
   const g = node.genesis;
@@ -25,6 +26,10 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
   out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
   if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
   if (node.rpcUrl !== null) out(`  EVM JSON-RPC  ${node.rpcUrl}  (HTTP and WebSocket; chain id ${g.file.chainId}, eth_* methods)`);
+  for (const c of node.bridgeChains) {
+    out(`  bridge        chain ${c.chainId ?? '?'} at ${c.url}: SvcBridge ${c.contract ?? '?'}${c.token !== undefined ? `, USDC ${c.token}` : ''}`);
+  }
+  if (node.bridgeChains.length > 0) out(`  bridge signer ${node.bridgeSigner} (pays the gas of payouts)`);
   out('');
   out(`Funded development accounts, ${DEV_ACCOUNT_USDC} USDC and ${BigInt(DEV_ACCOUNT_WEI) / 10n ** 18n} ETH-equivalent (EVM) each (mnemonic "${DEV_MNEMONIC}"):`);
   DEV_ACCOUNTS.forEach((a, i) => out(`  (${i}) ${a.address}  key ${a.privateKey}`));

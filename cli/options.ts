@@ -11,6 +11,11 @@ export interface DevnetOptions {
   readonly host: string;
   readonly fresh: boolean;
   readonly oracleIntervalMs: number;
+  /** JSON-RPC URLs of local chains to bridge (the devnet deploys the bridge there once). */
+  readonly bridgeChains: readonly string[];
+  /** An existing USDC on those chains; absent: the devnet deploys a test USDC. */
+  readonly bridgeToken: string | null;
+  readonly bridgeConfirmations: number;
 }
 
 export class UsageError extends Error {
@@ -29,6 +34,10 @@ Options:
   --host <addr>      interface to listen on (default 127.0.0.1)
   --fresh            wipe the data directory first
   --oracle-interval <ms>  publish the devnet oracle prices this often (default 3000; 0 = never)
+  --bridge-chain <url>    bridge USDC with the EVM chain at this JSON-RPC URL (e.g. anvil; repeatable):
+                          deploys the bridge there once (and a test USDC), then relays deposits and withdrawals
+  --bridge-token <addr>   the USDC contract on the bridged chain (default: deploy a test USDC)
+  --bridge-confirmations <n>  blocks that must hold a deposit before it is credited (default 1)
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -41,6 +50,18 @@ function port(value: string | undefined, fallback: number, flag: string): number
 function interval(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) > 86_400_000) throw new UsageError(`--oracle-interval must be a number of milliseconds, got "${value}"`);
+  return Number(value);
+}
+
+function bridgeToken(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new UsageError(`--bridge-token must be a 0x-prefixed 20-byte address, got "${value}"`);
+  return value.toLowerCase();
+}
+
+function confirmations(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new UsageError(`--bridge-confirmations must be from 1 to 1000, got "${value}"`);
   return Number(value);
 }
 
@@ -59,6 +80,9 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         host: { type: 'string' },
         fresh: { type: 'boolean' },
         'oracle-interval': { type: 'string' },
+        'bridge-chain': { type: 'string', multiple: true },
+        'bridge-token': { type: 'string' },
+        'bridge-confirmations': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -75,5 +99,11 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     host: values.host ?? '127.0.0.1',
     fresh: values.fresh ?? false,
     oracleIntervalMs: interval(values['oracle-interval'], 3000),
+    bridgeChains: (values['bridge-chain'] ?? []).map((url) => {
+      if (!/^https?:\/\/.+/.test(url)) throw new UsageError(`--bridge-chain must be an http(s) JSON-RPC URL, got "${url}"`);
+      return url;
+    }),
+    bridgeToken: bridgeToken(values['bridge-token']),
+    bridgeConfirmations: confirmations(values['bridge-confirmations']),
   };
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateValidatorKey, peerIdOfSeed, validatorKeyFromPem, type TimeoutConfig } from '../consensus/index.ts';
 import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
 import { UsageError } from './options.ts';
 
 /** What `svc start` reads from <home>/config.json. */
@@ -22,6 +22,10 @@ export interface HomeConfig {
   readonly oracleIntervalMs: number;
   /** Round timeouts (ms); absent: the defaults (propose 3000 + 500 per round, the votes 500 + 500). */
   readonly timeouts?: TimeoutConfig;
+  /** External chains this node's bridge relayer watches (docs/bridge.md); absent: none. */
+  readonly bridgeChains?: BridgeChainConfig[];
+  /** How often the relayer reads them (ms); default 1000. */
+  readonly bridgePollMs?: number;
 }
 
 export const TESTNET_USAGE = `Usage: svc testnet --validators N --out DIR [--full-nodes M] [--base-port P]
@@ -41,7 +45,8 @@ config. Give the validators' p2p addresses (from "svc keys") as --peer.`;
 
 export const KEYS_USAGE = `Usage: svc keys --home DIR
 
-Prints the node's validator public key (for a genesis) and its p2p address (for peers' lists).`;
+Prints the node's validator public key (for a genesis), its bridge signer address (for the
+genesis and the bridge contracts) and its p2p address (for peers' lists).`;
 
 type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -63,7 +68,7 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function ensureKeys(home: string): Promise<{ publicKey: string; peerId: string }> {
+async function ensureKeys(home: string): Promise<{ publicKey: string; peerId: string; bridgeSigner: string }> {
   await mkdir(home, { recursive: true });
   let pem: string;
   try {
@@ -79,7 +84,8 @@ async function ensureKeys(home: string): Promise<{ publicKey: string; peerId: st
     seedHex = randomBytes(32).toString('hex');
     await writeFile(join(home, 'node_key.hex'), `${seedHex}\n`, { mode: 0o600 });
   }
-  return { publicKey: validatorKeyFromPem(pem).publicKey, peerId: await peerIdOfSeed(Buffer.from(seedHex, 'hex')) };
+  const key = validatorKeyFromPem(pem);
+  return { publicKey: key.publicKey, peerId: await peerIdOfSeed(Buffer.from(seedHex, 'hex')), bridgeSigner: bridgeSignerKey(key).address };
 }
 
 export async function runTestnet(argv: string[], out: (line: string) => void): Promise<void> {
@@ -91,7 +97,7 @@ export async function runTestnet(argv: string[], out: (line: string) => void): P
   const base = v['base-port'] === undefined ? 26600 : int(v['base-port'], '--base-port', 1024, 60000);
   const dir = resolve(v.out as string);
   const total = validators + full;
-  const nodes: { home: string; publicKey: string; peerId: string; p2p: number; rest: number; ws: number }[] = [];
+  const nodes: { home: string; publicKey: string; peerId: string; bridgeSigner: string; p2p: number; rest: number; ws: number }[] = [];
   for (let i = 0; i < total; i++) {
     const home = join(dir, `node${i}`);
     const keys = await ensureKeys(home);
@@ -101,7 +107,7 @@ export async function runTestnet(argv: string[], out: (line: string) => void): P
     ...devnetGenesis(),
     network: 'testnet',
     auth: { literalNonceBinding: false },
-    validators: nodes.slice(0, validators).map((n) => ({ pubKey: n.publicKey, power: 1 })),
+    validators: nodes.slice(0, validators).map((n) => ({ pubKey: n.publicKey, power: 1, bridgeSigner: n.bridgeSigner })),
   };
   const addr = (n: (typeof nodes)[0]) => `/ip4/127.0.0.1/tcp/${n.p2p}/p2p/${n.peerId}`;
   for (const [i, n] of nodes.entries()) {
@@ -156,6 +162,7 @@ export async function runKeys(argv: string[], out: (line: string) => void): Prom
   const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8').catch(() => '{}')) as Partial<HomeConfig>;
   out(`validator key  ${keys.publicKey}`);
   out(`peer id        ${keys.peerId}`);
+  out(`bridge signer  ${keys.bridgeSigner}`);
   if (config.p2pListen !== undefined) out(`p2p address    ${config.p2pListen}/p2p/${keys.peerId}`);
 }
 
@@ -195,6 +202,8 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     oracleIntervalMs: config.oracleIntervalMs,
     p2p: { listen: config.p2pListen, peers: config.peers },
     ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+    ...(config.bridgeChains !== undefined ? { bridgeChains: config.bridgeChains } : {}),
+    ...(config.bridgePollMs !== undefined ? { bridgePollMs: config.bridgePollMs } : {}),
     onSyncProgress: syncProgress(out),
     log: out,
   });

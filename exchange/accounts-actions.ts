@@ -1,12 +1,12 @@
 // Account actions only the main wallet may sign: approving or revoking agents (API wallets),
-// moving USDC between accounts and withdrawing it.
-import { bytesToHex, concatBytes, formatScaled, hexToBytes, keccak256, normalizeAddress, parseScaled, utf8, type Address } from '../primitives/index.ts';
+// moving USDC between accounts (withdrawals: bridge.ts).
+import { bytesToHex, concatBytes, hexToBytes, keccak256, parseScaled, utf8, type Address } from '../primitives/index.ts';
 import { Account } from './account.ts';
-import type { ApproveAgentAction, CreateSubAccountAction, SubAccountTransferAction, UsdTransferAction, WithdrawAction } from './actions.ts';
+import type { ApproveAgentAction, CreateSubAccountAction, SubAccountTransferAction, UsdTransferAction } from './actions.ts';
 import { USD_DECIMALS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { availableMargin } from './margin.ts';
-import type { ExchangeState, Withdrawal } from './state.ts';
+import type { ExchangeState } from './state.ts';
 
 
 /** Named agents an account may have, besides one unnamed. */
@@ -59,25 +59,6 @@ export function usdTransfer(state: ExchangeState, acct: Account, action: UsdTran
   acct.usdc -= amount;
   dest.usdc += amount;
   return null;
-}
-
-/**
- * Takes `amount` (the bridge fee included) from the account's free collateral into the pending
- * withdrawals; a bridge pays `amount - fee` to `destination` later. The id is the transaction hash.
- */
-export function withdraw(state: ExchangeState, acct: Account, action: WithdrawAction, hash: string, time: number): Withdrawal | ExchangeError {
-  const destination = normalizeAddress(action.destination);
-  if (destination === null) return exchangeError('INVALID_DESTINATION');
-  const amount = parseScaled(action.amount, USD_DECIMALS);
-  if (amount === null || amount <= 0n) return exchangeError('INVALID_ACTION', `amount ${action.amount} is not a positive USDC amount with at most ${USD_DECIMALS} decimals`);
-  const { withdrawMinimum, withdrawFee } = state.config.clearinghouse;
-  if (amount < withdrawMinimum) return exchangeError('AMOUNT_BELOW_MINIMUM', `withdrawals start at ${formatScaled(withdrawMinimum, USD_DECIMALS)} USDC`);
-  if (amount > availableMargin(state, acct) || amount > acct.usdc) return exchangeError('INSUFFICIENT_BALANCE');
-  const w: Withdrawal = { withdrawalId: hash, user: acct.address, destination, amount: amount - withdrawFee, fee: withdrawFee, time };
-  acct.usdc -= amount;
-  state.bridgeFees += withdrawFee;
-  state.withdrawals.push(w);
-  return w;
 }
 
 /** Sub-accounts one master may create. */

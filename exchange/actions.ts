@@ -86,8 +86,10 @@ export interface WithdrawAction {
   readonly type: 'withdraw';
   /** As sent: checked at execution (`Invalid destination`), as the spec's bridge errors say. */
   readonly destination: string;
-  /** Decimal USDC, the fee included. */
+  /** Decimal USDC, the fee included; at most 6 decimals (the bridged token's). */
   readonly amount: string;
+  /** The destination chain (an addition to the spec's fields); null: the default bridge chain. */
+  readonly chainId: number | null;
 }
 
 export interface CreateSubAccountAction {
@@ -311,6 +313,7 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         type,
         destination: str(get(a, 'destination', 'action'), 'action.destination'),
         amount: str(get(a, 'amount', 'action'), 'action.amount'),
+        chainId: a.chainId === undefined || a.chainId === null ? null : int(a.chainId, 'action.chainId'),
       };
     case 'createSubAccount': {
       const name = str(get(a, 'name', 'action'), 'action.name');

@@ -68,6 +68,16 @@ export interface ExchangeConfig {
   /** Triggered market orders execute as IOC at most this far through the mark, in basis points. */
   readonly triggerSlippageBps: number;
   readonly clearinghouse: ClearinghouseConfig;
+  readonly bridge: BridgeConfig;
+}
+
+export interface BridgeConfig {
+  /** This chain's id: the validators' withdrawal signatures name it. */
+  readonly serviceChainId: number;
+  /** A withdrawal not paid out this many seconds after its request is refunded (its deadline). */
+  readonly withdrawalTimeoutSec: number;
+  /** Chain ids validators may register a bridge on; null: any (local and test networks). */
+  readonly chains: readonly number[] | null;
 }
 
 /** A validator: publishes oracle prices, attests bridge events and signs withdrawals, with its voting power. */

@@ -26,6 +26,7 @@ export type ExchangeErrorCode =
   | 'INSUFFICIENT_BALANCE'
   | 'AMOUNT_BELOW_MINIMUM'
   | 'INVALID_DESTINATION'
+  | 'BRIDGE_UNAVAILABLE'
   | 'RATE_LIMITED';
 
 export interface ExchangeError {
@@ -60,6 +61,7 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INSUFFICIENT_BALANCE: 'Insufficient balance',
   AMOUNT_BELOW_MINIMUM: 'Amount below minimum',
   INVALID_DESTINATION: 'Invalid destination',
+  BRIDGE_UNAVAILABLE: 'Bridge temporarily unavailable',
   RATE_LIMITED: 'Request budget exceeded',
 };
 

@@ -14,7 +14,8 @@ import { runFunding } from './funding.ts';
 import { runLiquidations } from './liquidation.ts';
 import { applyOracle, refreshOracles, type OraclePrices } from './oracle.ts';
 import { updateIsolatedMargin, updateLeverage } from './leverage.ts';
-import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer, withdraw } from './accounts-actions.ts';
+import { approveAgent, createSubAccount, subAccountTransfer, usdTransfer } from './accounts-actions.ts';
+import { applyBridge, requestWithdrawal, type BridgeOutcome, type BridgeSubmission } from './bridge.ts';
 import { useNonce, useOwnNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
@@ -108,6 +109,13 @@ export class Exchange {
     return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
   }
 
+  /** A validator's bridge attestations and withdrawal signatures (its signature checked by the node). */
+  submitBridge(sub: BridgeSubmission): { result: TxResult; outcome: BridgeOutcome | null } {
+    const outcome = applyBridge(this.state, sub);
+    if ('code' in outcome) return { result: { status: 'err', error: outcome }, outcome: null };
+    return { result: { status: 'ok', response: { type: 'default' } }, outcome };
+  }
+
   /** The account a transaction acts for, after the agent and activation checks. */
   private actor(tx: ExchangeTx): Account | ExchangeError {
     const { state } = this;
@@ -164,7 +172,7 @@ export class Exchange {
       }
       case 'withdraw': {
         if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
-        const w = withdraw(this.state, acct, action, ctx.hash, ctx.time);
+        const w = requestWithdrawal(this.state, acct, action, ctx.hash);
         if ('code' in w) return { status: 'err', error: w };
         const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
         return { status: 'ok', response: { type: 'withdraw', data: { withdrawalId: w.withdrawalId, amount: usd(w.amount), fee: usd(w.fee), destination: w.destination, status: 'pending' } } };

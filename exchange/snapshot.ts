@@ -6,6 +6,7 @@ import { Account, Position } from './account.ts';
 import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
+import { claimKey, type BridgeClaim, type WithdrawalStatus } from './bridge.ts';
 import { Exchange } from './exchange.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { addHolder } from './settlement.ts';
@@ -65,9 +66,51 @@ interface Snapshot {
   agentsOf: [string, { address: string; name: string }[]][];
   subAccounts: [string, { name: string; address: string }[]][];
   tpslChildren: [number, number[]][];
-  /** Pending withdrawals in request order, and the bridge fees kept (absent in version 3). */
-  withdrawals?: { withdrawalId: string; user: string; destination: string; amount: string; fee: string; time: number }[];
+  /**
+   * Withdrawals in request order, and the bridge fees kept (absent in version 3). Rows written
+   * before the bridge have no chain, deadline or status: they restore as pending on chain 0.
+   */
+  withdrawals?: WithdrawalRow[];
   bridgeFees?: string;
+  /** Bridge chains, attestations waiting for a quorum, deposit ids credited and totals; absent when all are empty. */
+  bridge?: {
+    chains: [number, string][];
+    votes: { claim: BridgeClaim; voters: string[]; time: number }[];
+    deposits: [number, number, number[]][];
+    deposited: string;
+    paidOut: string;
+    refunded: string;
+  };
+}
+
+interface WithdrawalRow {
+  withdrawalId: string;
+  user: string;
+  destination: string;
+  amount: string;
+  fee: string;
+  time: number;
+  chainId?: number;
+  deadline?: number;
+  status?: WithdrawalStatus;
+  /** [validator public key, signature] in arrival order. */
+  signatures?: [string, string][];
+  txHash?: string | null;
+  finalTime?: number;
+}
+
+function bridgeSnapshot(state: ExchangeState): Snapshot['bridge'] {
+  const b = state.bridge;
+  if (b.chains.size === 0 && b.votes.size === 0 && b.deposits.size === 0 && b.deposited === 0n && b.paidOut === 0n && b.refunded === 0n) return undefined;
+  return {
+    chains: [...b.chains.values()].map((c): [number, string] => [c.chainId, c.contract]).sort(byNum),
+    // Votes keep their insertion order: it decides nothing but pruning, and is the same on every node.
+    votes: [...b.votes.values()].map((v) => ({ claim: v.claim, voters: [...v.voters], time: v.time })),
+    deposits: [...b.deposits.entries()].map(([chain, d]): [number, number, number[]] => [chain, d.below, [...d.above].sort((x, y) => x - y)]).sort(byNum),
+    deposited: b.deposited.toString(),
+    paidOut: b.paidOut.toString(),
+    refunded: b.refunded.toString(),
+  };
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -148,9 +191,14 @@ export function snapshotState(state: ExchangeState): Json {
     agentsOf: [...state.agentsOf.entries()].sort(byKey),
     subAccounts: [...state.subAccounts.entries()].sort(byKey),
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
-    withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
+    withdrawals: [...state.bridge.withdrawals.values()].map((w): WithdrawalRow => ({
+      withdrawalId: w.withdrawalId, user: w.user, destination: w.destination, amount: w.amount.toString(), fee: w.fee.toString(), time: w.time,
+      chainId: w.chainId, deadline: w.deadline, status: w.status, signatures: [...w.signatures.entries()], txHash: w.txHash, finalTime: w.finalTime,
+    })),
     bridgeFees: state.bridgeFees.toString(),
   };
+  const bridge = bridgeSnapshot(state);
+  if (bridge !== undefined) snap.bridge = bridge;
   return snap as unknown as Json;
 }
 
@@ -241,8 +289,23 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
     for (const s of list) state.masterOf.set(s.address, master);
   }
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
-  for (const w of snap.withdrawals ?? []) state.withdrawals.push({ ...w, amount: BigInt(w.amount), fee: BigInt(w.fee) });
+  for (const w of snap.withdrawals ?? []) {
+    state.bridge.withdrawals.set(w.withdrawalId, {
+      withdrawalId: w.withdrawalId, user: w.user, destination: w.destination, amount: BigInt(w.amount), fee: BigInt(w.fee), time: w.time,
+      chainId: w.chainId ?? 0, deadline: w.deadline ?? 0, status: w.status ?? 'pending', signatures: new Map(w.signatures ?? []),
+      txHash: w.txHash ?? null, finalTime: w.finalTime ?? 0,
+    });
+  }
   state.bridgeFees = BigInt(snap.bridgeFees ?? '0');
+  const b = snap.bridge;
+  if (b !== undefined) {
+    for (const [chainId, contract] of b.chains) state.bridge.chains.set(chainId, { chainId, contract });
+    for (const v of b.votes) state.bridge.votes.set(claimKey(v.claim), { claim: v.claim, voters: [...v.voters], time: v.time });
+    for (const [chain, below, above] of b.deposits) state.bridge.deposits.set(chain, { below, above: new Set(above) });
+    state.bridge.deposited = BigInt(b.deposited);
+    state.bridge.paidOut = BigInt(b.paidOut);
+    state.bridge.refunded = BigInt(b.refunded);
+  }
   return new Exchange(state);
 }
 

@@ -1,21 +1,10 @@
 // The exchange's complete consensus state and the helpers every module shares.
 import type { Address } from '../primitives/index.ts';
 import type { Account } from './account.ts';
+import { BridgeState } from './bridge.ts';
 import { SPOT_ASSET_OFFSET, type ExchangeConfig, type OracleValidator } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
 import { buildPerps, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
-
-/** A withdrawal debited from its account, waiting for the bridge (`pending`). */
-export interface Withdrawal {
-  /** The hash of the transaction that requested it. */
-  readonly withdrawalId: string;
-  readonly user: Address;
-  readonly destination: Address;
-  /** Net amount paid out, and the fee kept (USD units). */
-  readonly amount: bigint;
-  readonly fee: bigint;
-  readonly time: number;
-}
 
 /**
  * px * lots * ntlScale computed on numbers, exact when it is a safe integer; -1 when it is not
@@ -54,9 +43,9 @@ export class ExchangeState {
   feesCollected = 0n;
   /** Spot fees collected in quote tokens other than USDC, by token (10^-8 units). */
   readonly tokenFees = new Map<number, bigint>();
-  /** Withdrawals taken from accounts and not yet paid out by a bridge, in request order. */
-  readonly withdrawals: Withdrawal[] = [];
-  /** Bridge fees kept from withdrawals, USD units. */
+  /** Bridge chains, withdrawals, and validators' attestations waiting for a quorum. */
+  readonly bridge = new BridgeState();
+  /** Bridge fees kept from withdrawals (returned with a refund), USD units. */
   bridgeFees = 0n;
   /** Funding rounding: payers pay rounded up, receivers get rounded down; the difference. */
   fundingDust = 0n;

@@ -4,7 +4,7 @@ import {
 } from '../primitives/index.ts';
 import {
   PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals,
-  type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance,
+  MAINNET_BRIDGE_CHAINS, type BridgeConfig, type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance,
 } from '../exchange/index.ts';
 import type { EvmGenesis } from '../evm/index.ts';
 import type { GenesisFile } from './schema.ts';
@@ -78,6 +78,17 @@ function clearinghouseConfig(file: GenesisFile, opts: LoadOptions, funded: Set<A
     backstop,
     withdrawMinimum,
     withdrawFee,
+  };
+}
+
+function bridgeConfig(file: GenesisFile): BridgeConfig {
+  const b = file.bridge ?? {};
+  const chains = b.chains === undefined ? (file.network === 'mainnet' ? MAINNET_BRIDGE_CHAINS : null)
+    : b.chains.map((c, i) => intIn(c, 1, 2 ** 53 - 1, `bridge.chains[${i}]`));
+  return {
+    serviceChainId: file.chainId,
+    withdrawalTimeoutSec: intIn(b.withdrawalTimeout ?? 86_400, 60, 30 * 86_400, 'bridge.withdrawalTimeout'),
+    chains,
   };
 }
 
@@ -189,6 +200,7 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     priceBandBps: fraction(g.priceBand, 4, 'priceBand'),
     triggerSlippageBps: fraction(g.triggerSlippage, 4, 'triggerSlippage'),
     clearinghouse: clearinghouseConfig(file, opts, seen),
+    bridge: bridgeConfig(file),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
   return { file, hash, exchange, balances, evm: evmGenesis(file) };

@@ -85,8 +85,17 @@ export interface GenesisFile {
   balances: { address: string; usdc: string; spot?: Record<string, string> }[];
   /** Empty on a devnet: the node's own key is the single validator. */
   validators: GenesisValidator[];
+  /** The bridge to external EVM chains (docs/bridge.md); absent: the defaults. */
+  bridge?: GenesisBridge;
   /** The embedded EVM; its chain id is `chainId`. Absent: an EVM with no funded accounts. */
   evm?: GenesisEvm;
+}
+
+export interface GenesisBridge {
+  /** Seconds a withdrawal may take to be paid out before it is refunded (its deadline); default 86400. */
+  withdrawalTimeout?: number;
+  /** Chain ids validators may register bridges on; default: the spec's four on mainnet, any elsewhere. */
+  chains?: number[];
 }
 
 export interface GenesisEvm {

@@ -2,7 +2,7 @@
 // nonce against the node clock, refuse duplicates. Execution repeats the state checks against
 // the block, so admission only saves a round trip for requests that would fail anyway.
 import {
-  allowedBindings, exchangeError, knownSigner, nonceRefusal, signingHint, type AuthConfig, type Exchange,
+  allowedBindings, exchangeError, knownSigner, nonceRefusal, signingHint, type AuthConfig, type Exchange, type ExchangeError,
 } from '../exchange/index.ts';
 import type { SignerRecovery } from './signer-pool.ts';
 import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
@@ -23,6 +23,8 @@ export interface AdmissionDeps {
   readonly onAdmitted: (tx: Uint8Array) => void;
   /** Shared by every admission of the node: the mempool sees requests in arrival order. */
   readonly order: ArrivalOrder;
+  /** A refusal this node makes from what only it knows (a bridge chain it cannot reach), or null. */
+  readonly gate?: (req: ExchangeRequest) => ExchangeError | null;
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
@@ -88,6 +90,8 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (d.mempool.hasNonce(signer, req.nonce)) return { kind: 'rejected', error: exchangeError('NONCE_USED', undefined, { nonce: req.nonce }) };
   const refusal = nonceRefusal(d.exchange.state.nonces.get(signer), req.nonce);
   if (refusal !== null) return { kind: 'rejected', error: { ...refusal, details: { nonce: req.nonce } } };
+  const gated = d.gate?.(req) ?? null;
+  if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
   const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });

@@ -218,7 +218,9 @@ export class Chain implements BftApp {
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */
   private executeSystem(tx: SystemTx): TxResult {
     if (!verifySystemTx(this.chainId, tx)) return { status: 'err', error: exchangeError('INVALID_SIGNATURE') };
-    return this.exchange.submitOracle({ validator: tx.system.validator, time: tx.system.time, prices: tx.system.prices });
+    const s = tx.system;
+    if (s.type === 'bridge') return this.exchange.submitBridge({ validator: s.validator, claims: s.claims, signatures: s.signatures }).result;
+    return this.exchange.submitOracle({ validator: s.validator, time: s.time, prices: s.prices });
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {

@@ -1,5 +1,5 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
-import { views, type Exchange, type FillRecord } from '../exchange/index.ts';
+import { USD_DECIMALS, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
@@ -41,6 +41,8 @@ export function makeNodeApi(deps: {
   store: ChainStore;
   submit: (req: ExchangeRequest) => Promise<SubmitOutcome>;
   healthy: () => boolean;
+  /** The relayer's watchers, when this node runs one. */
+  bridgeStatus?: () => { chainId: number | null; up: boolean; scanned: number; error: string }[];
 }): NodeApi {
   const { exchange, chain, store } = deps;
   const state = exchange.state;
@@ -94,6 +96,20 @@ export function makeNodeApi(deps: {
       const live = views.openOrder(state, user, oid);
       if (live === null) return record;
       return { order: live, status: 'open', statusTimestamp: record?.statusTimestamp ?? live.timestamp };
+    },
+    withdrawals: (user) => [...state.bridge.withdrawals.values()].filter((w) => w.user === user).map((w) => withdrawalView(state, w)),
+    bridge() {
+      const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
+      const { withdrawMinimum, withdrawFee } = state.config.clearinghouse;
+      return {
+        chains: [...state.bridge.chains.values()].sort((a, b) => a.chainId - b.chainId).map((c) => ({ chainId: c.chainId, contract: c.contract, status: 'Active' as const })),
+        defaultChainId: state.bridge.defaultChain()?.chainId ?? null,
+        withdrawalMinimum: usd(withdrawMinimum),
+        withdrawalFee: usd(withdrawFee),
+        withdrawalTimeout: state.config.bridge.withdrawalTimeoutSec,
+        watched: (deps.bridgeStatus?.() ?? []).map(({ chainId, up, scanned, error }) => ({ chainId, up, scanned, error })),
+        totals: { deposited: usd(state.bridge.deposited), paidOut: usd(state.bridge.paidOut), refunded: usd(state.bridge.refunded) },
+      };
     },
     head() {
       const h = chain.storedHead;

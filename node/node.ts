@@ -9,10 +9,13 @@ import {
   txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
-  Exchange, exchangeDomain, restoreExchange, stateHash, type AuthConfig,
+  Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
 } from '../exchange/index.ts';
-import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
-import { EthServer, RestServer, WsServer } from '../rpc/index.ts';
+import { DEV_ACCOUNTS, loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
+import { EthServer, RestServer, WsServer, type ExchangeRequest } from '../rpc/index.ts';
+import { BridgeRelayer, type BridgeChainConfig } from './bridge/relayer.ts';
+import { bridgeSignerKey } from './bridge/signer-key.ts';
+import { devBridge, deployerKey } from './bridge/dev-deploy.ts';
 import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
 import { exchangeView } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
@@ -68,7 +71,14 @@ export interface NodeConfig {
   readonly timeouts: TimeoutConfig;
   /** Block sync progress (BFT): our head and the peers'; equal when caught up. */
   readonly onSyncProgress?: (height: number, target: number) => void;
+  /** External chains the bridge relayer watches (docs/bridge.md); none: no relayer. */
+  readonly bridgeChains: readonly NodeBridgeChain[];
+  /** How often the relayer reads its chains (ms). */
+  readonly bridgePollMs: number;
 }
+
+/** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
+export type NodeBridgeChain = BridgeChainConfig & { readonly devDeploy?: { readonly token?: string } };
 
 export const DEFAULT_NODE_CONFIG = {
   host: '127.0.0.1',
@@ -92,6 +102,8 @@ export const DEFAULT_NODE_CONFIG = {
   now: () => Date.now(),
   p2p: null as NodeConfig['p2p'],
   timeouts: DEFAULT_TIMEOUTS,
+  bridgeChains: [] as readonly NodeBridgeChain[],
+  bridgePollMs: 1000,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -166,6 +178,29 @@ async function startRecovery(auth: AuthConfig, config: NodeConfig): Promise<Sign
   }
 }
 
+/** The chains the relayer watches; on a devnet, the bridges it deploys (or deployed before) on local chains. */
+async function setUpBridgeChains(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey): Promise<BridgeChainConfig[]> {
+  const out: BridgeChainConfig[] = [];
+  for (const c of config.bridgeChains) {
+    if (c.devDeploy === undefined) {
+      out.push(c);
+      continue;
+    }
+    if (genesis.file.network !== 'local') throw new NodeStartError(`the node deploys a bridge only on a local network; give ${c.url} its contract`);
+    try {
+      const deployed = await devBridge({
+        url: c.url, dataDir: config.dataDir, deployer: deployerKey(DEV_ACCOUNTS[0]?.privateKey as string), signer: bridgeSignerKey(key).address,
+        serviceChainId: genesis.file.chainId, mintTo: DEV_ACCOUNTS.map((a) => a.address.toLowerCase()), log: config.log,
+        ...(c.devDeploy.token !== undefined ? { token: c.devDeploy.token } : {}),
+      });
+      out.push({ ...deployed, confirmations: c.confirmations });
+    } catch (err) {
+      throw new NodeStartError(`cannot set up the bridge on ${c.url}: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
 /** Opens the store and rebuilds the state at its committed head: snapshot, then replay. */
 async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
   const known = await store.genesisHash();
@@ -209,7 +244,18 @@ export class SvcNode {
     private readonly eth: EthServer | null,
     readonly rpcPort: number | null,
     private readonly transport: Libp2pTransport | null,
+    private readonly relayer: BridgeRelayer | null,
   ) {}
+
+  /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
+  get bridgeChains(): readonly (BridgeChainConfig & { readonly token?: string })[] {
+    return this.relayer?.chains ?? [];
+  }
+
+  /** The address this validator's withdrawal signatures recover to (docs/bridge.md). */
+  get bridgeSigner(): string {
+    return bridgeSignerKey(this.validatorKey).address;
+  }
 
   /** libp2p addresses with this node's peer id (BFT nodes), for other nodes' peer lists. */
   get p2pAddresses(): string[] {
@@ -239,7 +285,7 @@ export class SvcNode {
     if (config.fresh) await wipe(config.dataDir);
     await mkdir(config.dataDir, { recursive: true });
     const key = await loadOrCreateKey(config.dataDir);
-    const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey });
+    const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey, localBridgeSigner: bridgeSignerKey(key).address });
     const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
     if (!solo && config.p2p === null) {
       throw new NodeStartError('this genesis names other validators: give the node p2p settings (listen address and peers)');
@@ -345,9 +391,27 @@ export class SvcNode {
         onFatal,
       });
     }
+    const bridgeChains = await setUpBridgeChains(config, genesis, key);
+    const submitSystem = (bytes: Uint8Array): void => {
+      void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
+      engine.notifyTxs();
+      transport?.broadcastTx(bytes);
+    };
+    const relayer = bridgeChains.length === 0 ? null : new BridgeRelayer(bridgeChains, {
+      exchange, validatorKey: key, signer: bridgeSignerKey(key), serviceChainId: genesis.file.chainId, submit: submitSystem,
+      dataDir: config.dataDir, log: config.log, now: config.now, pollMs: config.bridgePollMs,
+    });
+    // A withdrawal to a chain this node watches but cannot reach is refused while it is down.
+    const gate = (req: ExchangeRequest): ExchangeError | null => {
+      if (relayer === null || typeof req.action !== 'object' || req.action === null) return null;
+      const a = req.action as { type?: unknown; chainId?: unknown };
+      if (a.type !== 'withdraw') return null;
+      const chainId = typeof a.chainId === 'number' ? a.chainId : exchange.state.bridge.defaultChain()?.chainId;
+      return chainId !== undefined && relayer.isDown(chainId) ? exchangeError('BRIDGE_UNAVAILABLE') : null;
+    };
     const arrivals = new ArrivalOrder();
     const admission = (gossip: boolean) => ({
-      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals,
+      auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals, gate,
       onAdmitted: (tx: Uint8Array) => {
         engine.notifyTxs();
         if (gossip) transport?.broadcastTx(tx);
@@ -378,6 +442,7 @@ export class SvcNode {
       chain,
       store,
       healthy: () => fatal === null,
+      ...(relayer !== null ? { bridgeStatus: () => relayer.status() } : {}),
       submit: (req) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
@@ -435,12 +500,10 @@ export class SvcNode {
       if (fatal !== null) return;
       const prices = feeder.prices(exchange);
       if (prices === null) return;
-      const bytes = encodeOracleTx(genesis.file.chainId, key, config.now(), prices);
-      void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
-      engine.notifyTxs();
-      transport?.broadcastTx(bytes);
+      submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));
     }, config.oracleIntervalMs);
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport);
+    relayer?.start();
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -450,6 +513,7 @@ export class SvcNode {
       this.ws?.close();
       this.eth?.close();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
+      await this.relayer?.stop();
       await this.engine.stop();
       await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.

@@ -1,6 +1,6 @@
 // What rpc/ needs from the node, declared here and supplied by node/ (rpc never imports node/).
 import type {
-  ExchangeError, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, TxResult, views,
+  ExchangeError, WithdrawalView, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, TxResult, views,
 } from '../exchange/index.ts';
 import type { Address } from '../primitives/index.ts';
 
@@ -69,4 +69,23 @@ export interface NodeApi {
   head(): { height: number; time: number; hash: string };
   /** True while the node produces or follows blocks. */
   healthy(): boolean;
+  /** The user's withdrawals still in state (pending, signed, and final ones for a week), oldest first. */
+  withdrawals(user: Address): WithdrawalView[];
+  /** The bridge: registered chains, and this node's view of each chain it watches. */
+  bridge(): BridgeInfo;
+}
+
+export interface BridgeInfo {
+  /** Chains with a registered bridge contract, by chain id; `status` is the spec's `Active`. */
+  readonly chains: { chainId: number; contract: string; status: 'Active' }[];
+  /** The chain a withdrawal without `chainId` goes to; null when none is registered. */
+  readonly defaultChainId: number | null;
+  readonly withdrawalMinimum: string;
+  readonly withdrawalFee: string;
+  /** Seconds from a withdrawal's request to its deadline. */
+  readonly withdrawalTimeout: number;
+  /** The chains this node watches (validators and full nodes with a bridge configured). */
+  readonly watched: { chainId: number | null; up: boolean; scanned: number; error: string }[];
+  /** Deposits credited, withdrawals paid out and refunds, USDC. */
+  readonly totals: { deposited: string; paidOut: string; refunded: string };
 }

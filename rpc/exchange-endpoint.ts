@@ -16,6 +16,8 @@ export async function handleExchange(api: NodeApi, body: Record<string, unknown>
     case 'unavailable':
       throw new HttpError('service_unavailable', outcome.message);
     case 'rejected':
+      // A bridge this node cannot reach is a business answer (the spec's bridge errors), not a bad request.
+      if (outcome.error.code === 'BRIDGE_UNAVAILABLE') return { status: 'err', response: outcome.error.message };
       throw httpErrorOf(outcome.error) ?? new HttpError('bad_request', outcome.error.message, outcome.error.details);
     case 'executed': {
       const r = outcome.result;

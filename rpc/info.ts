@@ -62,6 +62,8 @@ const HANDLERS: Record<string, InfoHandler> = {
     const fills = await api.userFillsByTime(user, start, end);
     return body.aggregateByTime === true ? aggregateByTime(fills) : fills;
   },
+  withdrawals: (api, body) => api.withdrawals(requireAddress(body, 'user')),
+  bridge: (api) => api.bridge(),
   orderStatus: async (api, body) => {
     const user = requireAddress(body, 'user');
     const raw = requireField(body, 'oid');

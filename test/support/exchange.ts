@@ -55,6 +55,15 @@ export class Harness {
     return { result, events: this.ex.endBlock() };
   }
 
+  /** A block with one validator's bridge attestations and withdrawal signatures (the node's signature check skipped). */
+  bridge(claims: unknown[], signatures: unknown[] = [], validator = VALIDATOR) {
+    this.height += 1;
+    this.time += 1;
+    this.ex.beginBlock(this.height, this.time);
+    const out = this.ex.submitBridge({ validator, claims, signatures });
+    return { ...out, events: this.ex.endBlock() };
+  }
+
   /** An empty block `ms` later, and its end-of-block events. */
   idle(ms: number) {
     this.height += 1;
@@ -214,8 +223,9 @@ export function pnlImbalance(state: Exchange['state']): bigint {
 }
 
 export function usdcTotal(state: Exchange['state']): bigint {
-  let total = state.feesCollected + state.fundingDust + state.bridgeFees;
-  for (const w of state.withdrawals) total += w.amount;
+  // Deposits came in, completed withdrawals went out; what the bridge owes is still counted.
+  let total = state.feesCollected + state.fundingDust + state.bridgeFees - state.bridge.deposited + state.bridge.paidOut;
+  for (const w of state.bridge.withdrawals.values()) if (w.status === 'pending' || w.status === 'signed') total += w.amount;
   for (const a of state.accounts.values()) {
     total += a.usdc;
     for (const p of a.positions.values()) total += p.margin + (p.szi < 0 ? p.entryNtl : -p.entryNtl);

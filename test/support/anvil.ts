@@ -1,0 +1,51 @@
+// A real external EVM chain for bridge tests: anvil from npm (@foundry-rs/anvil-linux-amd64) on
+// an ephemeral loopback port, funding the development mnemonic's accounts (anvil's default).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface Anvil {
+  readonly url: string;
+  readonly chainId: number;
+  rpc<T>(method: string, params: unknown[]): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startAnvil(t: { teardown(fn: () => unknown): void }, chainId = 31337): Promise<Anvil> {
+  const port = await freePort();
+  const proc: ChildProcess = spawn(BIN, ['--port', String(port), '--chain-id', String(chainId), '--silent'], { stdio: 'ignore' });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  let id = 0;
+  const rpc = async <T>(method: string, params: unknown[]): Promise<T> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
+  };
+  t.teardown(stop);
+  await until('anvil to answer', () => rpc('eth_chainId', []).then(() => true, () => false), 20_000);
+  return { url, chainId, rpc, stop };
+}
