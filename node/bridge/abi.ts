@@ -7,7 +7,7 @@ export const BRIDGE_ABI = [
   'event Withdrawal(bytes32 indexed id, address indexed destination, uint256 amount)',
   'function deposit(uint256 amount, address user)',
   'function withdraw(bytes32 id, address destination, uint256 amount, uint64 deadline, bytes[] signatures)',
-  'function withdrawn(bytes32 id) view returns (bool)',
+  'function withdrawn(bytes32) view returns (bool)',
   'function token() view returns (address)',
   'function serviceChainId() view returns (uint64)',
 ] as const;

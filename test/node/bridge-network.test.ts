@@ -1,0 +1,106 @@
+// The bridge on a 4-validator loopback network (in-process nodes, real libp2p, level storage)
+// against anvil: validators register the chain and attest a deposit made with ethers, which every
+// node credits once; each validator signs a withdrawal, one submits it, and it comes out on anvil
+// once; a validator stopped and restarted between the steps credits and releases nothing twice.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, type BaseContract } from 'ethers';
+import t from 'tap';
+import { compileContracts } from '../../contracts/index.ts';
+import { generateValidatorKey, peerIdOfSeed } from '../../consensus/index.ts';
+import { devnetGenesis } from '../../genesis/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type NodeConfig } from '../../node/index.ts';
+import { freePort, startAnvil, until } from '../support/anvil.ts';
+import { Client, tempDir } from '../support/node.ts';
+
+const DEV0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+t.test('four validators: a deposit credited once everywhere, a withdrawal released once, across a restart', async (t) => {
+  const anvil = await startAnvil(t);
+  const provider = new JsonRpcProvider(anvil.url, anvil.chainId, { staticNetwork: true });
+  const root = await tempDir();
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const n = 4;
+  const keys = Array.from({ length: n }, () => generateValidatorKey());
+  const signers = keys.map((k) => bridgeSignerKey(k).address);
+  const seeds = Array.from({ length: n }, () => randomBytes(32));
+  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
+  const peers = await Promise.all(seeds.map(async (s, i) => `/ip4/127.0.0.1/tcp/${ports[i]}/p2p/${await peerIdOfSeed(s)}`));
+  const genesis = { ...devnetGenesis(), network: 'testnet' as const, auth: { literalNonceBinding: false }, validators: keys.map((k, i) => ({ pubKey: k.publicKey, power: 1, bridgeSigner: signers[i]! })) };
+
+  // The operator deploys USDC and the bridge with the validators' signers; the signers get gas.
+  const deployer = new NonceManager(new Wallet(DEV0, provider));
+  const c = compileContracts();
+  const usdc = (await (await new ContractFactory(c.TestUSDC.abi as never, c.TestUSDC.bytecode, deployer).deploy()).waitForDeployment()) as BaseContract & Contract;
+  const sorted = [...signers].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  const bridge = (await (await new ContractFactory(c.SvcBridge.abi as never, c.SvcBridge.bytecode, deployer)
+    .deploy(await usdc.getAddress(), genesis.chainId, sorted, sorted.map(() => 1))).waitForDeployment()) as BaseContract & Contract;
+  const contract = (await bridge.getAddress()).toLowerCase();
+  for (const s of signers) await anvil.rpc('anvil_setBalance', [s, '0x8ac7230489e80000']);
+  const user = new Wallet(Wallet.createRandom().privateKey, provider);
+  const U = user.address.toLowerCase();
+  await anvil.rpc('anvil_setBalance', [user.address, '0x8ac7230489e80000']);
+  await (await usdc.getFunction('mint')(user.address, 1_000_000_000n)).wait();
+
+  const dirs = keys.map((_, i) => join(root, `node${i}`));
+  for (let i = 0; i < n; i++) {
+    await mkdir(dirs[i]!, { recursive: true });
+    await writeFile(join(dirs[i]!, 'validator_key.pem'), keys[i]!.exportPem());
+    await writeFile(join(dirs[i]!, 'node_key.hex'), seeds[i]!.toString('hex'));
+  }
+  const nodes: (SvcNode | null)[] = Array.from({ length: n }, () => null);
+  const config = (i: number): NodeConfig => ({
+    ...DEFAULT_NODE_CONFIG, genesis, dataDir: dirs[i]!, restPort: 0, wsPort: null, rpcPort: null, log: () => {}, oracleIntervalMs: 0, signerWorkers: 0,
+    emptyBlockIntervalMs: 200,
+    timeouts: { proposeMs: 1000, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
+    p2p: { listen: `/ip4/127.0.0.1/tcp/${ports[i]}`, peers: peers.filter((_, j) => j !== i) },
+    bridgeChains: [{ url: anvil.url, chainId: anvil.chainId, confirmations: 1, contract }],
+    bridgePollMs: 200,
+  });
+  const start = async (i: number) => { nodes[i] = await SvcNode.start(config(i)); };
+  const stop = async (i: number) => { await nodes[i]?.stop(); nodes[i] = null; };
+  t.teardown(async () => { for (let i = 0; i < n; i++) await stop(i); });
+  await Promise.all(keys.map((_, i) => start(i)));
+  const client = (i: number) => new Client(nodes[i]!.restUrl);
+  const everywhere = async (f: (c: Client) => Promise<boolean>) => (await Promise.all(nodes.map((x) => (x === null ? true : f(new Client(x.restUrl)))))).every(Boolean);
+  const withdrawable = async (c: Client) => (await c.info({ type: 'clearinghouseState', user: U })).body.withdrawable as string;
+
+  await until('the chain registered on every node', () => everywhere(async (c) => (await c.info({ type: 'bridge' })).body.chains.length === 1), 60_000);
+
+  // A deposit: credited on every node once 3 of 4 validators attested it.
+  const deposit = async (amount: bigint) => {
+    const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [user.address, 'pending']));
+    await (await new Contract(await usdc.getAddress(), ['function approve(address,uint256) returns (bool)'], user).getFunction('approve')(contract, amount, { nonce })).wait();
+    await (await new Contract(contract, ['function deposit(uint256,address)'], user).getFunction('deposit')(amount, U, { nonce: nonce + 1 })).wait();
+  };
+  await deposit(400_000_000n);
+  await until('the deposit credited on every node', () => everywhere(async (c) => (await withdrawable(c)) === '400'), 60_000);
+
+  // A validator goes down; the other three still credit a deposit, and the restarted one catches up.
+  await stop(2);
+  await deposit(50_000_000n);
+  await until('credited by three', () => everywhere(async (c) => (await withdrawable(c)) === '450'), 60_000);
+  await start(2);
+  await until('the restarted validator agrees', () => everywhere(async (c) => (await withdrawable(c)) === '450'), 60_000);
+
+  // A withdrawal sent to node 3: every validator signs, one submits, it comes out on anvil once.
+  const dest = Wallet.createRandom().address;
+  const out = await client(3).exchange(user, { type: 'withdraw', destination: dest, amount: '200' });
+  t.match(out.body, { status: 'ok', response: { data: { amount: '199', status: 'pending' } } });
+  await until('completed on every node', () => everywhere(async (c) => (await c.info({ type: 'withdrawals', user: U })).body[0]?.status === 'completed'), 90_000);
+  t.equal(await usdc.getFunction('balanceOf')(dest), 199_000_000n);
+  const w = (await client(0).info({ type: 'withdrawals', user: U })).body[0];
+  t.ok(w.signatures.length >= 3, `signed by ${w.signatures.length} validators`);
+
+  // Restart two validators in turn: nothing is credited or paid twice.
+  await stop(0);
+  await start(0);
+  await stop(1);
+  await start(1);
+  const height = Math.max(...nodes.map((x) => x?.height ?? 0));
+  await until('blocks after the restarts', () => nodes.every((x) => x !== null && x.height >= height + 3), 60_000);
+  t.ok(await everywhere(async (c) => (await withdrawable(c)) === '250'), '450 - 200 on every node');
+  t.ok(await everywhere(async (c) => (await c.info({ type: 'bridge' })).body.totals.deposited === '450'));
+  t.equal(await usdc.getFunction('balanceOf')(dest), 199_000_000n, 'paid once');
+});
