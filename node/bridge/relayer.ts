@@ -69,6 +69,7 @@ class ChainWatcher {
   chainId: number | null = null;
   private lastOk = 0;
   private lastError = '';
+  private lastRoundError = '';
   /** Last block whose logs are in `outstanding` or were found done; -1 before the first scan. */
   private scanned = -1;
   private savedCursor = -1;
@@ -142,8 +143,13 @@ class ChainWatcher {
     try {
       await this.round(this.chainId, head);
     } catch (err) {
-      this.fail(err);
+      // The chain answered, so it is up; what failed is logged (once per distinct message) and retried next round.
+      const message = (err as Error).message;
+      if (message !== this.lastRoundError) this.d.log(`bridge: chain ${this.chainId}: ${message}`);
+      this.lastRoundError = message;
+      return;
     }
+    this.lastRoundError = '';
   }
 
   private me(): { pubKey: string; bridgeSigner?: Address } | undefined {
