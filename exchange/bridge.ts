@@ -53,8 +53,16 @@ export interface Withdrawal {
   finalTime: number;
 }
 
+/** The validator set a bridge contract holds: signers in ascending address order, their powers, and its update count. */
+export interface ContractSet {
+  readonly nonce: number;
+  readonly signers: readonly Address[];
+  readonly powers: readonly number[];
+}
+
 export type BridgeClaim =
-  | { readonly kind: 'chain'; readonly chainId: number; readonly contract: Address }
+  | { readonly kind: 'chain'; readonly chainId: number; readonly contract: Address; readonly set: ContractSet }
+  | { readonly kind: 'setUpdated'; readonly chainId: number; readonly set: ContractSet }
   | { readonly kind: 'deposit'; readonly chainId: number; readonly depositId: number; readonly user: Address; readonly amount: string; readonly txHash: string }
   | { readonly kind: 'withdrawalPaid'; readonly withdrawalId: string; readonly txHash: string }
   | { readonly kind: 'withdrawalExpired'; readonly withdrawalId: string };
@@ -63,6 +71,15 @@ export interface BridgeChain {
   readonly chainId: number;
   /** The bridge contract on that chain (lowercase). */
   readonly contract: Address;
+  /** The validator set the contract holds, as validators last attested it. */
+  set: ContractSet;
+}
+
+/** Signatures of validators over the update that gives a contract today's validator set. */
+export interface SetUpdate {
+  readonly target: ContractSet;
+  /** Validator public key -> signature, in arrival order. */
+  readonly signatures: Map<string, string>;
 }
 
 interface Vote {
@@ -84,6 +101,8 @@ export class BridgeState {
   /** Claim (canonical JSON) -> its attestations so far. */
   readonly votes = new Map<string, Vote>();
   readonly deposits = new Map<number, DepositIds>();
+  /** Per chain: the validator-set update being signed (present while the contract's set differs from today's). */
+  readonly setUpdates = new Map<number, SetUpdate>();
   /** USD units credited by deposits, paid out by completed withdrawals, and refunded. */
   deposited = 0n;
   paidOut = 0n;
@@ -133,12 +152,49 @@ export function toTokenUnits(usd: bigint): bigint {
  * The digest validators sign for a withdrawal (EIP-712; domain `SvcBridge`/`1`, the destination
  * chain and its bridge contract), exactly as `SvcBridge.withdraw` rebuilds it.
  */
-export function withdrawalDigest(serviceChainId: number, chain: BridgeChain, w: Pick<Withdrawal, 'withdrawalId' | 'destination' | 'amount' | 'deadline'>): Uint8Array {
+export function withdrawalDigest(serviceChainId: number, chain: Pick<BridgeChain, 'chainId' | 'contract'>, w: Pick<Withdrawal, 'withdrawalId' | 'destination' | 'amount' | 'deadline'>): Uint8Array {
   const separator = domainSeparator({ name: 'SvcBridge', version: '1', chainId: chain.chainId, verifyingContract: chain.contract });
   const struct = keccak256(concatBytes(
     WITHDRAWAL_TYPE, word(BigInt(serviceChainId)), hexToBytes(w.withdrawalId), word(BigInt(w.destination)), word(toTokenUnits(w.amount)), word(BigInt(w.deadline)),
   ));
   return keccak256(concatBytes(new Uint8Array([0x19, 0x01]), separator, struct));
+}
+
+const VALIDATOR_SET_TYPE = keccak256(utf8('ValidatorSet(uint64 serviceChainId,uint64 nonce,bytes32 signersHash,bytes32 powersHash)'));
+
+/** The digest validators sign to move a contract to `set` (`SvcBridge.updateValidatorSet`). */
+export function validatorSetDigest(serviceChainId: number, chain: Pick<BridgeChain, 'chainId' | 'contract'>, set: ContractSet): Uint8Array {
+  const separator = domainSeparator({ name: 'SvcBridge', version: '1', chainId: chain.chainId, verifyingContract: chain.contract });
+  const signersHash = keccak256(concatBytes(...set.signers.map((a) => word(BigInt(a)))));
+  const powersHash = keccak256(concatBytes(...set.powers.map((p) => word(BigInt(p)))));
+  const struct = keccak256(concatBytes(VALIDATOR_SET_TYPE, word(BigInt(serviceChainId)), word(BigInt(set.nonce)), signersHash, powersHash));
+  return keccak256(concatBytes(new Uint8Array([0x19, 0x01]), separator, struct));
+}
+
+/**
+ * The set a chain's contract should hold after `set`: today's validators with a bridge signer,
+ * in ascending signer order; null when the contract holds it already.
+ */
+export function wantedSet(state: ExchangeState, chain: BridgeChain): ContractSet | null {
+  const list = state.validators().filter((v) => v.bridgeSigner !== undefined)
+    .map((v) => ({ signer: v.bridgeSigner as Address, power: v.power }))
+    .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
+  const same = list.length === chain.set.signers.length && list.every((x, i) => x.signer === chain.set.signers[i] && x.power === chain.set.powers[i]);
+  if (same || list.length === 0) return null;
+  return { nonce: chain.set.nonce + 1, signers: list.map((x) => x.signer), powers: list.map((x) => x.power) };
+}
+
+/** Whether the signers of `signatures` hold more than 2/3 of the power of `set`, by the contract's count. */
+export function contractQuorum(state: ExchangeState, set: ContractSet, signatures: ReadonlyMap<string, string>): boolean {
+  const signerOf = new Map(state.validators().map((v) => [v.pubKey, v.bridgeSigner]));
+  let signed = 0;
+  let total = 0;
+  const signedBy = new Set([...signatures.keys()].map((k) => signerOf.get(k)));
+  set.signers.forEach((s, i) => {
+    total += set.powers[i] as number;
+    if (signedBy.has(s)) signed += set.powers[i] as number;
+  });
+  return total > 0 && signed * 3 > total * 2;
 }
 
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -237,6 +293,21 @@ export interface BridgeOutcome {
 
 const UINT_RE = /^(0|[1-9][0-9]{0,76})$/;
 
+/** Signers in strictly ascending order, each with a positive safe-integer power; at most 1000. */
+function parseSet(v: unknown): ContractSet | string {
+  if (typeof v !== 'object' || v === null) return 'set {nonce, signers, powers}';
+  const { nonce, signers, powers } = v as Record<string, unknown>;
+  if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) return 'set.nonce';
+  if (!Array.isArray(signers) || !Array.isArray(powers) || signers.length === 0 || signers.length !== powers.length || signers.length > 1000) return 'set.signers and set.powers';
+  let last = -1n;
+  for (const s of signers) {
+    if (!isAddress(s) || BigInt(s) <= last) return 'set.signers: ascending addresses';
+    last = BigInt(s);
+  }
+  if (!powers.every((p) => typeof p === 'number' && Number.isSafeInteger(p) && p > 0)) return 'set.powers: positive integers';
+  return { nonce, signers: signers.map((s: string) => s.toLowerCase()), powers: [...powers] as number[] };
+}
+
 /** A claim from untrusted JSON, normalized; a string says what is wrong. */
 export function parseClaim(v: unknown): BridgeClaim | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'a claim is an object';
@@ -244,9 +315,18 @@ export function parseClaim(v: unknown): BridgeClaim | string {
   const chainIdOk = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
   const txOk = (x: unknown): x is string => isHex(x, 32);
   switch (c.kind) {
-    case 'chain':
+    case 'chain': {
       if (!chainIdOk(c.chainId) || !isAddress(c.contract)) return 'chain claim: chainId and contract';
-      return { kind: 'chain', chainId: c.chainId, contract: c.contract.toLowerCase() };
+      const set = parseSet(c.set);
+      if (typeof set === 'string') return `chain claim: ${set}`;
+      return { kind: 'chain', chainId: c.chainId, contract: c.contract.toLowerCase(), set };
+    }
+    case 'setUpdated': {
+      if (!chainIdOk(c.chainId)) return 'setUpdated claim: chainId';
+      const set = parseSet(c.set);
+      if (typeof set === 'string') return `setUpdated claim: ${set}`;
+      return { kind: 'setUpdated', chainId: c.chainId, set };
+    }
     case 'deposit':
       if (!chainIdOk(c.chainId) || typeof c.depositId !== 'number' || !Number.isSafeInteger(c.depositId) || c.depositId < 0) return 'deposit claim: chainId and depositId';
       if (!isAddress(c.user) || typeof c.amount !== 'string' || !UINT_RE.test(c.amount) || !txOk(c.txHash)) return 'deposit claim: user, amount and txHash';
@@ -271,6 +351,11 @@ function claimState(state: ExchangeState, c: BridgeClaim): 'open' | 'done' | str
       const allowed = state.config.bridge.chains;
       return allowed === null || allowed.includes(c.chainId) ? 'open' : `chain ${c.chainId} is not a supported bridge chain`;
     }
+    case 'setUpdated': {
+      const chain = b.chains.get(c.chainId);
+      if (chain === undefined) return `chain ${c.chainId} has no bridge`;
+      return c.set.nonce > chain.set.nonce ? 'open' : 'done';
+    }
     case 'deposit':
       if (!b.chains.has(c.chainId)) return `chain ${c.chainId} has no bridge`;
       if (b.depositDone(c.chainId, c.depositId)) return 'done';
@@ -288,8 +373,14 @@ function applyClaim(state: ExchangeState, c: BridgeClaim): void {
   const b = state.bridge;
   switch (c.kind) {
     case 'chain':
-      b.chains.set(c.chainId, { chainId: c.chainId, contract: c.contract });
+      b.chains.set(c.chainId, { chainId: c.chainId, contract: c.contract, set: c.set });
       return;
+    case 'setUpdated': {
+      (b.chains.get(c.chainId) as BridgeChain).set = c.set;
+      const pending = b.setUpdates.get(c.chainId);
+      if (pending !== undefined && pending.target.nonce <= c.set.nonce) b.setUpdates.delete(c.chainId);
+      return;
+    }
     case 'deposit': {
       const usd = BigInt(c.amount) * TOKEN_UNIT;
       let acct = state.accounts.get(c.user);
@@ -336,9 +427,29 @@ function prune(state: ExchangeState): void {
   }
 }
 
+/** A validator's signature over the update that moves chain `chainId`'s contract to today's set. */
+function applySetSignature(state: ExchangeState, validator: { pubKey: string; bridgeSigner?: Address }, chainId: unknown, nonce: unknown, signature: unknown): string | 'noted' {
+  const chain = typeof chainId === 'number' ? state.bridge.chains.get(chainId) : undefined;
+  if (chain === undefined) return `chain ${String(chainId)} has no bridge`;
+  const target = wantedSet(state, chain);
+  if (target === null) return 'noted'; // the contract holds today's set
+  if (nonce !== target.nonce) return `validator set update ${String(nonce)} is not the next one (${target.nonce}) of chain ${chain.chainId}`;
+  if (validator.bridgeSigner === undefined) return `validator ${validator.pubKey} has no bridge signer`;
+  if (typeof signature !== 'string' || signatureSigner(validatorSetDigest(state.config.bridge.serviceChainId, chain, target), signature) !== validator.bridgeSigner) {
+    return `the signature is not ${validator.bridgeSigner}'s over the validator set update ${target.nonce} of chain ${chain.chainId}`;
+  }
+  let update = state.bridge.setUpdates.get(chain.chainId);
+  if (update === undefined || canonicalize(update.target) !== canonicalize(target)) {
+    state.bridge.setUpdates.set(chain.chainId, (update = { target, signatures: new Map() }));
+  }
+  update.signatures.set(validator.pubKey, signature.toLowerCase());
+  return 'noted';
+}
+
 function applySignature(state: ExchangeState, validator: { pubKey: string; bridgeSigner?: Address }, raw: unknown): string | 'applied' | 'noted' {
   if (typeof raw !== 'object' || raw === null) return 'a signature item is an object';
-  const { withdrawalId, signature } = raw as Record<string, unknown>;
+  const { withdrawalId, signature, chainId, nonce } = raw as Record<string, unknown>;
+  if (withdrawalId === undefined && chainId !== undefined) return applySetSignature(state, validator, chainId, nonce, signature);
   if (!isHex(withdrawalId, 32) || typeof signature !== 'string') return 'a signature item has withdrawalId and signature';
   const w = state.bridge.withdrawals.get(withdrawalId.toLowerCase());
   if (w === undefined) return `no withdrawal ${withdrawalId}`;

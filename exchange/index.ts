@@ -27,7 +27,7 @@ export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
 export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
 export { Account, Position, initialMarginNum } from './account.ts';
 export {
-  BridgeState, withdrawalDigest, signatureSigner, withdrawalView, withdrawalTokenAmount, claimKey, parseClaim, toTokenUnits,
+  BridgeState, withdrawalDigest, validatorSetDigest, wantedSet, contractQuorum, type ContractSet, type SetUpdate, signatureSigner, withdrawalView, withdrawalTokenAmount, claimKey, parseClaim, toTokenUnits,
   BRIDGE_TOKEN_DECIMALS, MAINNET_BRIDGE_CHAINS, MAX_BRIDGE_ITEMS,
   type BridgeClaim, type BridgeChain, type BridgeOutcome, type BridgeSubmission, type Withdrawal, type WithdrawalStatus, type WithdrawalView,
 } from './bridge.ts';

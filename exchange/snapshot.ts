@@ -6,7 +6,7 @@ import { Account, Position } from './account.ts';
 import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
 import type { BookSide } from './engine/book-side.ts';
-import { claimKey, type BridgeClaim, type WithdrawalStatus } from './bridge.ts';
+import { claimKey, type BridgeClaim, type ContractSet, type WithdrawalStatus } from './bridge.ts';
 import { Exchange } from './exchange.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { addHolder } from './settlement.ts';
@@ -74,7 +74,8 @@ interface Snapshot {
   bridgeFees?: string;
   /** Bridge chains, attestations waiting for a quorum, deposit ids credited and totals; absent when all are empty. */
   bridge?: {
-    chains: [number, string][];
+    chains: { chainId: number; contract: string; set: ContractSet }[];
+    setUpdates: { chainId: number; target: ContractSet; signatures: [string, string][] }[];
     votes: { claim: BridgeClaim; voters: string[]; time: number }[];
     deposits: [number, number, number[]][];
     deposited: string;
@@ -101,9 +102,10 @@ interface WithdrawalRow {
 
 function bridgeSnapshot(state: ExchangeState): Snapshot['bridge'] {
   const b = state.bridge;
-  if (b.chains.size === 0 && b.votes.size === 0 && b.deposits.size === 0 && b.deposited === 0n && b.paidOut === 0n && b.refunded === 0n) return undefined;
+  if (b.chains.size === 0 && b.setUpdates.size === 0 && b.votes.size === 0 && b.deposits.size === 0 && b.deposited === 0n && b.paidOut === 0n && b.refunded === 0n) return undefined;
   return {
-    chains: [...b.chains.values()].map((c): [number, string] => [c.chainId, c.contract]).sort(byNum),
+    chains: [...b.chains.values()].sort((x, y) => x.chainId - y.chainId).map((c) => ({ chainId: c.chainId, contract: c.contract, set: c.set })),
+    setUpdates: [...b.setUpdates.entries()].sort(([x], [y]) => x - y).map(([chainId, u]) => ({ chainId, target: u.target, signatures: [...u.signatures.entries()] })),
     // Votes keep their insertion order: it decides nothing but pruning, and is the same on every node.
     votes: [...b.votes.values()].map((v) => ({ claim: v.claim, voters: [...v.voters], time: v.time })),
     deposits: [...b.deposits.entries()].map(([chain, d]): [number, number, number[]] => [chain, d.below, [...d.above].sort((x, y) => x - y)]).sort(byNum),
@@ -299,7 +301,8 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   state.bridgeFees = BigInt(snap.bridgeFees ?? '0');
   const b = snap.bridge;
   if (b !== undefined) {
-    for (const [chainId, contract] of b.chains) state.bridge.chains.set(chainId, { chainId, contract });
+    for (const c of b.chains) state.bridge.chains.set(c.chainId, { chainId: c.chainId, contract: c.contract, set: c.set });
+    for (const u of b.setUpdates) state.bridge.setUpdates.set(u.chainId, { target: u.target, signatures: new Map(u.signatures) });
     for (const v of b.votes) state.bridge.votes.set(claimKey(v.claim), { claim: v.claim, voters: [...v.voters], time: v.time });
     for (const [chain, below, above] of b.deposits) state.bridge.deposits.set(chain, { below, above: new Set(above) });
     state.bridge.deposited = BigInt(b.deposited);

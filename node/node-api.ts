@@ -102,7 +102,7 @@ export function makeNodeApi(deps: {
       const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
       const { withdrawMinimum, withdrawFee } = state.config.clearinghouse;
       return {
-        chains: [...state.bridge.chains.values()].sort((a, b) => a.chainId - b.chainId).map((c) => ({ chainId: c.chainId, contract: c.contract, status: 'Active' as const })),
+        chains: [...state.bridge.chains.values()].sort((a, b) => a.chainId - b.chainId).map((c) => ({ chainId: c.chainId, contract: c.contract, status: 'Active' as const, validatorSet: c.set })),
         defaultChainId: state.bridge.defaultChain()?.chainId ?? null,
         withdrawalMinimum: usd(withdrawMinimum),
         withdrawalFee: usd(withdrawFee),

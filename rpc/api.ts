@@ -77,7 +77,7 @@ export interface NodeApi {
 
 export interface BridgeInfo {
   /** Chains with a registered bridge contract, by chain id; `status` is the spec's `Active`. */
-  readonly chains: { chainId: number; contract: string; status: 'Active' }[];
+  readonly chains: { chainId: number; contract: string; status: 'Active'; validatorSet: { nonce: number; signers: readonly string[]; powers: readonly number[] } }[];
   /** The chain a withdrawal without `chainId` goes to; null when none is registered. */
   readonly defaultChainId: number | null;
   readonly withdrawalMinimum: string;

@@ -9,12 +9,13 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import {
-  claimKey, withdrawalDigest, withdrawalTokenAmount, withdrawalView, type BridgeClaim, type Exchange, type Withdrawal,
+  claimKey, contractQuorum, validatorSetDigest, wantedSet, withdrawalDigest, withdrawalTokenAmount, withdrawalView,
+  type BridgeChain, type BridgeClaim, type ContractSet, type Exchange, type Withdrawal,
 } from '../../exchange/index.ts';
 import type { Address } from '../../primitives/index.ts';
 import type { ValidatorKey } from '../../consensus/index.ts';
 import { encodeBridgeTx } from '../system-tx.ts';
-import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC, bridgeInterface } from './abi.ts';
+import { DEPOSIT_TOPIC, VALIDATOR_SET_TOPIC, WITHDRAWAL_TOPIC, bridgeInterface } from './abi.ts';
 import { ChainRpc } from './json-rpc.ts';
 import type { BridgeSignerKey } from './signer-key.ts';
 
@@ -160,13 +161,14 @@ class ChainWatcher {
     const state = this.d.exchange.state;
     const me = this.me();
     const claims: BridgeClaim[] = [];
-    const signatures: { withdrawalId: string; signature: string }[] = [];
+    const signatures: unknown[] = [];
     const now = this.d.now();
     const chain = state.bridge.chains.get(chainId);
     if (chain === undefined) {
       // Not registered: propose the configured contract (validators register it by quorum).
       if (me !== undefined && this.cfg.contract !== undefined && now - this.chainClaimSentAt > RESEND_MS) {
-        const claim: BridgeClaim = { kind: 'chain', chainId, contract: this.cfg.contract.toLowerCase() };
+        const contract = this.cfg.contract.toLowerCase();
+        const claim: BridgeClaim = { kind: 'chain', chainId, contract, set: await this.contractSet(contract) };
         if (!this.voted(claim)) {
           claims.push(claim);
           this.chainClaimSentAt = now;
@@ -204,12 +206,64 @@ class ChainWatcher {
       for (const w of open) if (w.status === 'signed') await this.payOut(chainId, chain.contract, w, now);
     }
     if (me !== undefined) await this.checkExpiry(chain.contract, confirmed, open, claims);
+    if (me !== undefined && me.bridgeSigner === this.d.signer.address) await this.syncValidatorSet(chainId, chain, now, signatures);
     // Safe to resume after a restart from below the oldest claim this validator has not yet seen land.
     let cursor = this.scanned;
     for (const o of this.outstanding.values()) if (!this.voted(o.claim) && o.block - 1 < cursor) cursor = o.block - 1;
     await this.saveCursor(chainId, cursor);
     for (const id of this.sigSentAt.keys()) if (!open.some((w) => w.withdrawalId === id)) this.sigSentAt.delete(id);
     this.send(claims, signatures);
+  }
+
+  /** The validator set the contract holds now (read at the head). */
+  private async contractSet(contract: string): Promise<ContractSet> {
+    const call = async (name: 'signers' | 'validatorSetNonce') => bridgeInterface.decodeFunctionResult(name,
+      await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData(name, []) }, 'latest']));
+    const [list, powers] = (await call('signers')) as unknown as [string[], bigint[]];
+    const [nonce] = (await call('validatorSetNonce')) as unknown as [bigint];
+    return { nonce: Number(nonce), signers: list.map((s) => s.toLowerCase()), powers: powers.map(Number) };
+  }
+
+  /**
+   * When today's validators differ from the set the contract holds: sign the update to today's
+   * set, and once signers holding more than 2/3 of the contract's power signed it, submit it
+   * (the designated validator at once, any after the grace period). Its event is attested by
+   * the scan, which records the contract's new set in state.
+   */
+  private async syncValidatorSet(chainId: number, chain: BridgeChain, now: number, signatures: unknown[]): Promise<void> {
+    const state = this.d.exchange.state;
+    const target = wantedSet(state, chain);
+    if (target === null) return;
+    const update = state.bridge.setUpdates.get(chainId);
+    const current = update !== undefined && update.target.nonce === target.nonce && update.target.signers.join() === target.signers.join() && update.target.powers.join() === target.powers.join();
+    const key = `set:${target.nonce}:${target.signers.join()}:${target.powers.join()}`;
+    if ((!current || !update.signatures.has(this.d.validatorKey.publicKey)) && now - (this.sigSentAt.get(key) ?? 0) > RESEND_MS) {
+      const sig = new Wallet(this.d.signer.privateKey).signingKey.sign(validatorSetDigest(this.d.serviceChainId, chain, target));
+      signatures.push({ chainId, nonce: target.nonce, signature: sig.serialized });
+      this.sigSentAt.set(key, now);
+    }
+    if (!current || !contractQuorum(state, chain.set, update.signatures)) return;
+    if (!this.signedSeenAt.has(key)) this.signedSeenAt.set(key, now);
+    if (now - (this.paySentAt.get(key) ?? 0) < RESEND_MS) return;
+    const keys = state.validators().filter((v) => v.bridgeSigner !== undefined).map((v) => v.pubKey).sort();
+    const designated = keys[target.nonce % Math.max(1, keys.length)];
+    if (designated !== this.d.validatorKey.publicKey && now - (this.signedSeenAt.get(key) as number) < PAYOUT_GRACE_MS) return;
+    this.paySentAt.set(key, now);
+    const onChain = await this.contractSet(chain.contract);
+    if (onChain.nonce >= target.nonce) return; // done: its event will be attested
+    const signerOf = new Map(state.validators().map((v) => [v.pubKey, v.bridgeSigner]));
+    const sigs = [...update.signatures.entries()]
+      .map(([k, s]) => ({ signer: signerOf.get(k), s }))
+      .filter((x): x is { signer: string; s: string } => x.signer !== undefined)
+      .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1))
+      .map((x) => x.s);
+    const data = bridgeInterface.encodeFunctionData('updateValidatorSet', [target.signers, target.powers, target.nonce, sigs]);
+    try {
+      const hash = await sendTransaction(this.rpc, chainId, this.d.signer, chain.contract, data);
+      this.d.log(`bridge: chain ${chainId}: submitted validator set ${target.nonce} in ${hash}`);
+    } catch (err) {
+      this.d.log(`bridge: chain ${chainId}: validator set ${target.nonce} not submitted: ${(err as Error).message}`);
+    }
   }
 
   private voted(claim: BridgeClaim): boolean {
@@ -221,6 +275,8 @@ class ChainWatcher {
     switch (claim.kind) {
       case 'chain':
         return b.chains.has(claim.chainId);
+      case 'setUpdated':
+        return (b.chains.get(claim.chainId)?.set.nonce ?? -1) >= claim.set.nonce;
       case 'deposit':
         return b.depositDone(claim.chainId, claim.depositId);
       case 'withdrawalPaid':
@@ -238,7 +294,7 @@ class ChainWatcher {
       const from = this.scanned + 1;
       const to = Math.min(confirmed, from + LOG_RANGE - 1);
       const logs = await this.rpc.call<RpcLog[]>('eth_getLogs', [{
-        address: contract, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [[DEPOSIT_TOPIC, WITHDRAWAL_TOPIC]],
+        address: contract, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [[DEPOSIT_TOPIC, WITHDRAWAL_TOPIC, VALIDATOR_SET_TOPIC]],
       }]);
       for (const log of logs) {
         const claim = this.claimOf(chainId, log);
@@ -259,6 +315,11 @@ class ChainWatcher {
         kind: 'deposit', chainId, depositId: Number(parsed.args.getValue('depositId') as bigint),
         user: (parsed.args.getValue('user') as string).toLowerCase(), amount: amount.toString(), txHash,
       };
+    }
+    if (parsed.name === 'ValidatorSetUpdated') {
+      const signers = (parsed.args.getValue('signers') as string[]).map((s) => s.toLowerCase());
+      const powers = (parsed.args.getValue('powers') as bigint[]).map(Number);
+      return { kind: 'setUpdated', chainId, set: { nonce: Number(parsed.args.getValue('nonce') as bigint), signers, powers } };
     }
     if (parsed.name === 'Withdrawal') {
       const id = (parsed.args.getValue('id') as string).toLowerCase();
@@ -306,7 +367,7 @@ class ChainWatcher {
     }
   }
 
-  private send(claims: BridgeClaim[], signatures: { withdrawalId: string; signature: string }[]): void {
+  private send(claims: BridgeClaim[], signatures: unknown[]): void {
     const items = 500;
     for (let i = 0; i < Math.max(claims.length, signatures.length); i += items) {
       this.d.submit(encodeBridgeTx(this.d.serviceChainId, this.d.validatorKey, this.d.now(), claims.slice(i, i + items), signatures.slice(i, i + items)));

@@ -1,11 +1,11 @@
 // The bridge's consensus side: quorum attestations applied once, withdrawal signatures checked
 // against the digest ethers computes for the contract's EIP-712 type, refunds, snapshots, and a
 // property test that USDC is conserved and refused input changes nothing.
-import { TypedDataEncoder, Wallet } from 'ethers';
+import { TypedDataEncoder, Wallet, solidityPackedKeccak256 } from 'ethers';
 import fc from 'fast-check';
 import t from 'tap';
 import { bytesToHex, canonicalize } from '../../primitives/index.ts';
-import { restoreExchange, snapshotState, stateHash, withdrawalDigest, type Withdrawal } from '../../exchange/index.ts';
+import { contractQuorum, restoreExchange, snapshotState, stateHash, validatorSetDigest, wantedSet, withdrawalDigest, type Withdrawal } from '../../exchange/index.ts';
 import { devnetGenesis, loadGenesis, type GenesisFile } from '../../genesis/index.ts';
 import { Harness, USERS, usdcTotal } from '../support/exchange.ts';
 import { replaySeed } from '../support/seed.ts';
@@ -14,6 +14,11 @@ const SIGNERS = Array.from({ length: 4 }, (_, i) => new Wallet(`0x${(i + 1).toSt
 const KEYS = ['11', '22', '33', '44'].map((b) => b.repeat(32));
 const CONTRACT = '0x00000000000000000000000000000000000000bb';
 const CHAIN = 42161;
+/** The set the contract was deployed with: today's four validators. */
+const SET = (() => {
+  const signers = SIGNERS.map((w) => w.address.toLowerCase()).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  return { nonce: 0, signers, powers: signers.map(() => 1) };
+})();
 
 function genesis(powers = [1, 1, 1, 1]): GenesisFile {
   return { ...devnetGenesis(), validators: KEYS.map((pubKey, i) => ({ pubKey, power: powers[i] as number, bridgeSigner: SIGNERS[i]!.address })) };
@@ -21,7 +26,7 @@ function genesis(powers = [1, 1, 1, 1]): GenesisFile {
 
 function harness(powers?: number[]): Harness {
   const h = new Harness(genesis(powers));
-  for (const v of KEYS) h.bridge([{ kind: 'chain', chainId: CHAIN, contract: CONTRACT }], [], v);
+  for (const v of KEYS) h.bridge([{ kind: 'chain', chainId: CHAIN, contract: CONTRACT, set: SET }], [], v);
   return h;
 }
 
@@ -51,12 +56,12 @@ t.test('the withdrawal digest is the EIP-712 hash ethers computes for the contra
 
 t.test('a chain registers, and a deposit credits, once validators with more than 2/3 of the power attested it', async (t) => {
   const h = new Harness(genesis());
-  const chain = { kind: 'chain', chainId: CHAIN, contract: CONTRACT };
+  const chain = { kind: 'chain', chainId: CHAIN, contract: CONTRACT, set: SET };
   h.bridge([chain], [], KEYS[0]);
   h.bridge([chain], [], KEYS[1]);
   t.equal(h.ex.state.bridge.chains.size, 0, '2 of 4 is no quorum');
   h.bridge([chain], [], KEYS[2]);
-  t.same([...h.ex.state.bridge.chains.values()], [{ chainId: CHAIN, contract: CONTRACT }]);
+  t.same([...h.ex.state.bridge.chains.values()], [{ chainId: CHAIN, contract: CONTRACT, set: SET }]);
   const user = '0x00000000000000000000000000000000000000c1';
   const total = usdcTotal(h.ex.state);
   const d = deposit(0, user, '5000000');
@@ -196,4 +201,38 @@ t.test('property: deposits, withdrawals, signatures, payouts and refunds conserv
       for (const a of h.ex.state.accounts.values()) if (a.usdc < 0n) throw new Error(`negative balance ${a.address}`);
     }
   }), { seed, numRuns: 150 });
+});
+
+t.test("the contract's validator set follows the validators: signed by a quorum of the old set, recorded when attested", async (t) => {
+  const h = new Harness(genesis());
+  // Deployed before the fourth validator joined: three signers.
+  const old = { nonce: 0, signers: SET.signers.filter((s) => s !== SIGNERS[3]!.address.toLowerCase()), powers: [1, 1, 1] };
+  for (const v of KEYS) h.bridge([{ kind: 'chain', chainId: CHAIN, contract: CONTRACT, set: old }], [], v);
+  const chain = h.ex.state.bridge.chains.get(CHAIN)!;
+  const target = wantedSet(h.ex.state, chain)!;
+  t.same(target, { nonce: 1, signers: SET.signers, powers: [1, 1, 1, 1] });
+  // The digest is ethers' EIP-712 hash of the contract's ValidatorSet type.
+  const theirs = TypedDataEncoder.hash(
+    { name: 'SvcBridge', version: '1', chainId: CHAIN, verifyingContract: CONTRACT },
+    { ValidatorSet: [{ name: 'serviceChainId', type: 'uint64' }, { name: 'nonce', type: 'uint64' }, { name: 'signersHash', type: 'bytes32' }, { name: 'powersHash', type: 'bytes32' }] },
+    { serviceChainId: 42069, nonce: 1, signersHash: solidityPackedKeccak256(['address[]'], [target.signers]), powersHash: solidityPackedKeccak256(['uint256[]'], [target.powers]) },
+  );
+  const digest = validatorSetDigest(42069, chain, target);
+  t.equal(bytesToHex(digest), theirs);
+  const sig = (i: number) => ({ chainId: CHAIN, nonce: 1, signature: SIGNERS[i]!.signingKey.sign(digest).serialized });
+  t.match(h.bridge([], [{ chainId: CHAIN, nonce: 2, signature: sig(0).signature }], KEYS[0]).outcome, { refused: [/not the next one/] });
+  t.match(h.bridge([], [sig(1)], KEYS[0]).outcome, { refused: [/is not 0x/] });
+  h.bridge([], [sig(3)], KEYS[3]); // the new validator's signature counts for nothing on the old contract
+  h.bridge([], [sig(0)], KEYS[0]);
+  const update = h.ex.state.bridge.setUpdates.get(CHAIN)!;
+  t.notOk(contractQuorum(h.ex.state, chain.set, update.signatures), 'one of the three old signers and the new one: no quorum');
+  h.bridge([], [sig(1)], KEYS[1]);
+  h.bridge([], [sig(2)], KEYS[2]);
+  t.ok(contractQuorum(h.ex.state, chain.set, update.signatures), 'three of the three old signers');
+  const restored = restoreExchange(loadGenesis(genesis()).exchange, snapshotState(h.ex.state));
+  t.equal(stateHash(restored.state), stateHash(h.ex.state), 'snapshots keep the update and its signatures');
+  for (const v of KEYS.slice(0, 3)) h.bridge([{ kind: 'setUpdated', chainId: CHAIN, set: target }], [], v);
+  t.same(h.ex.state.bridge.chains.get(CHAIN)!.set, target);
+  t.equal(h.ex.state.bridge.setUpdates.size, 0);
+  t.equal(wantedSet(h.ex.state, h.ex.state.bridge.chains.get(CHAIN)!), null, 'the contract holds today\'s set');
 });

@@ -92,7 +92,7 @@ function sweepOrderDiffers(state: ExchangeState): string | null {
 /** Runs a stream; returns the events, and the first broken invariant (with its step). */
 function run(cmds: Cmd[], h = new Harness(), scale = 1, follow = false): { h: Harness; events: ExchangeEvent[]; broken: string | null; isolatedSteps: number } {
   // Withdrawals need a bridge chain; the harness validator registers one (its quorum alone).
-  if (h.ex.state.bridge.chains.size === 0) h.bridge([{ kind: 'chain', chainId: 1, contract: '0x00000000000000000000000000000000000000bb' }]);
+  if (h.ex.state.bridge.chains.size === 0) h.bridge([{ kind: 'chain', chainId: 1, contract: '0x00000000000000000000000000000000000000bb', set: { nonce: 0, signers: ['0x00000000000000000000000000000000000000aa'], powers: [1] } }]);
   const events: ExchangeEvent[] = [];
   let isolatedSteps = 0;
   let broken: string | null = null;
