@@ -79,6 +79,11 @@ class ChainWatcher {
   private readonly sigSentAt = new Map<string, number>();
   private readonly paySentAt = new Map<string, number>();
   private readonly signedSeenAt = new Map<string, number>();
+  /** The same for validator-set updates, by update (nonce and content). */
+  private readonly setSentAt = new Map<string, number>();
+  private readonly setSignedAt = new Map<string, number>();
+  private readonly setSubmittedAt = new Map<string, number>();
+  private warnedSigner = false;
   private chainClaimSentAt = 0;
   private warnedContract = false;
 
@@ -194,6 +199,10 @@ class ChainWatcher {
       }
     }
     const open = [...state.bridge.withdrawals.values()].filter((w) => w.chainId === chainId && (w.status === 'pending' || w.status === 'signed'));
+    if (me !== undefined && me.bridgeSigner !== this.d.signer.address && !this.warnedSigner) {
+      this.warnedSigner = true;
+      this.d.log(`bridge: this validator's bridge signer is ${this.d.signer.address}, the genesis names ${me.bridgeSigner ?? 'none'}: it attests but signs no withdrawals`);
+    }
     if (me !== undefined && me.bridgeSigner === this.d.signer.address) {
       for (const w of open) {
         if (w.signatures.has(me.pubKey) || Math.floor(now / 1000) > w.deadline - SIGN_MARGIN_SEC) continue;
@@ -211,7 +220,9 @@ class ChainWatcher {
     let cursor = this.scanned;
     for (const o of this.outstanding.values()) if (!this.voted(o.claim) && o.block - 1 < cursor) cursor = o.block - 1;
     await this.saveCursor(chainId, cursor);
-    for (const id of this.sigSentAt.keys()) if (!open.some((w) => w.withdrawalId === id)) this.sigSentAt.delete(id);
+    // Bookkeeping of withdrawals that are final now goes.
+    const live = new Set(open.map((w) => w.withdrawalId));
+    for (const m of [this.sigSentAt, this.paySentAt, this.signedSeenAt]) for (const id of m.keys()) if (!live.has(id)) m.delete(id);
     this.send(claims, signatures);
   }
 
@@ -237,18 +248,18 @@ class ChainWatcher {
     const update = state.bridge.setUpdates.get(chainId);
     const current = update !== undefined && update.target.nonce === target.nonce && update.target.signers.join() === target.signers.join() && update.target.powers.join() === target.powers.join();
     const key = `set:${target.nonce}:${target.signers.join()}:${target.powers.join()}`;
-    if ((!current || !update.signatures.has(this.d.validatorKey.publicKey)) && now - (this.sigSentAt.get(key) ?? 0) > RESEND_MS) {
+    if ((!current || !update.signatures.has(this.d.validatorKey.publicKey)) && now - (this.setSentAt.get(key) ?? 0) > RESEND_MS) {
       const sig = new Wallet(this.d.signer.privateKey).signingKey.sign(validatorSetDigest(this.d.serviceChainId, chain, target));
       signatures.push({ chainId, nonce: target.nonce, signature: sig.serialized });
-      this.sigSentAt.set(key, now);
+      this.setSentAt.set(key, now);
     }
     if (!current || !contractQuorum(state, chain.set, update.signatures)) return;
-    if (!this.signedSeenAt.has(key)) this.signedSeenAt.set(key, now);
-    if (now - (this.paySentAt.get(key) ?? 0) < RESEND_MS) return;
+    if (!this.setSignedAt.has(key)) this.setSignedAt.set(key, now);
+    if (now - (this.setSubmittedAt.get(key) ?? 0) < RESEND_MS) return;
     const keys = state.validators().filter((v) => v.bridgeSigner !== undefined).map((v) => v.pubKey).sort();
     const designated = keys[target.nonce % Math.max(1, keys.length)];
-    if (designated !== this.d.validatorKey.publicKey && now - (this.signedSeenAt.get(key) as number) < PAYOUT_GRACE_MS) return;
-    this.paySentAt.set(key, now);
+    if (designated !== this.d.validatorKey.publicKey && now - (this.setSignedAt.get(key) as number) < PAYOUT_GRACE_MS) return;
+    this.setSubmittedAt.set(key, now);
     const onChain = await this.contractSet(chain.contract);
     if (onChain.nonce >= target.nonce) return; // done: its event will be attested
     const signerOf = new Map(state.validators().map((v) => [v.pubKey, v.bridgeSigner]));
