@@ -68,6 +68,10 @@ interface Snapshot {
   /** Pending withdrawals in request order, and the bridge fees kept (absent in version 3). */
   withdrawals?: { withdrawalId: string; user: string; destination: string; amount: string; fee: string; time: number }[];
   bridgeFees?: string;
+  /** Tokens and pairs listed by `spotDeploy` (after the genesis's), in index order, and the fees paid for them. */
+  deployedTokens?: { name: string; szDecimals: number; weiDecimals: number; index: number; deployer?: string; evmContract?: string }[];
+  deployedPairs?: { base: number; quote: number; index: number; minSz: number; referencePx: number }[];
+  deployFees?: string;
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -113,6 +117,14 @@ function accountRow(a: Account, margins: [number, string][]): AccountRow {
   ];
 }
 
+/** The snapshot's `spotDeploy` fields, present only once something was deployed (older snapshots stay byte-equal). */
+function deployedRows(state: ExchangeState): Pick<Snapshot, 'deployedTokens' | 'deployedPairs' | 'deployFees'> {
+  const tokens = state.spotTokens.slice(state.config.spotTokens.length);
+  const pairs = state.spots.slice(state.config.spotPairs.length).map((m) => ({ ...m.pair }));
+  if (tokens.length === 0 && pairs.length === 0 && state.deployFees === 0n) return {};
+  return { deployedTokens: tokens.map((t) => ({ ...t })), deployedPairs: pairs, deployFees: state.deployFees.toString() };
+}
+
 export function snapshotState(state: ExchangeState): Json {
   const margins = orderMarginsByOwner(state);
   const snap: Snapshot = {
@@ -150,6 +162,7 @@ export function snapshotState(state: ExchangeState): Json {
     tpslChildren: [...state.tpslChildren.entries()].sort(byNum),
     withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
     bridgeFees: state.bridgeFees.toString(),
+    ...deployedRows(state),
   };
   return snap as unknown as Json;
 }
@@ -189,6 +202,10 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   state.lastPremiumSample = snap.lastPremiumSample;
   state.lastSweep = snap.lastSweep;
   state.lastSweepOracles = snap.lastSweepOracles;
+  // Deployed tokens and pairs first: their markets' books are restored below like the others.
+  for (const t of snap.deployedTokens ?? []) state.listToken({ ...t });
+  for (const p of snap.deployedPairs ?? []) state.listPair({ ...p });
+  state.deployFees = BigInt(snap.deployFees ?? '0');
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);
