@@ -214,7 +214,7 @@ export function pnlImbalance(state: Exchange['state']): bigint {
 }
 
 export function usdcTotal(state: Exchange['state']): bigint {
-  let total = state.feesCollected + state.fundingDust + state.bridgeFees;
+  let total = state.feesCollected + state.fundingDust + state.bridgeFees + state.deployFees;
   for (const w of state.withdrawals) total += w.amount;
   for (const a of state.accounts.values()) {
     total += a.usdc;
