@@ -132,6 +132,17 @@ export interface SpotDeployPairAction {
 
 export type SpotDeployAction = SpotDeployTokenAction | SpotDeployPairAction;
 
+/** Hyperliquid's `spotSend`: a spot token to another address, or to its system address (to the EVM). */
+export interface SpotSendAction {
+  readonly type: 'spotSend';
+  /** Lowercase address. */
+  readonly destination: string;
+  /** The token's name, or Hyperliquid's `NAME:0x<id>`. */
+  readonly token: string;
+  /** Decimal amount of the token, at most its szDecimals decimals. */
+  readonly amount: string;
+}
+
 export type Action =
   | OrderAction
   | CancelAction
@@ -144,7 +155,8 @@ export type Action =
   | WithdrawAction
   | CreateSubAccountAction
   | SubAccountTransferAction
-  | SpotDeployAction;
+  | SpotDeployAction
+  | SpotSendAction;
 
 /** Agent names are short labels. */
 export const MAX_AGENT_NAME = 32;
@@ -375,6 +387,13 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
       };
     case 'spotDeploy':
       return parseSpotDeploy(a);
+    case 'spotSend':
+      return {
+        type,
+        destination: address(get(a, 'destination', 'action'), 'action.destination'),
+        token: str(get(a, 'token', 'action'), 'action.token'),
+        amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
     default:
       if (PLANNED_ACTIONS.has(type)) {
         throw new Fail({ field: 'action.type', missing: false, message: `Action type ${type} is not available on this node yet` });

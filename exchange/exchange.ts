@@ -19,6 +19,7 @@ import { useNonce, useOwnNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
+import { spotSend } from './evm-link.ts';
 import { deployPair, deployToken, type PairDeployed, type TokenDeployed } from './spot-deploy.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
@@ -175,6 +176,11 @@ export class Exchange {
         if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
+      }
+      case 'spotSend': {
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error = spotSend(this.state, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'spotDeploy': {
         // The deployer pays the fee: the main wallet only, as for every action that moves funds.

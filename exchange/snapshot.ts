@@ -72,6 +72,8 @@ interface Snapshot {
   deployedTokens?: { name: string; szDecimals: number; weiDecimals: number; index: number; deployer?: string; evmContract?: string }[];
   deployedPairs?: { base: number; quote: number; index: number; minSz: number; referencePx: number }[];
   deployFees?: string;
+  /** Per linked token, the units held for the EVM side (absent when none). */
+  evmEscrow?: [number, string][];
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -163,6 +165,7 @@ export function snapshotState(state: ExchangeState): Json {
     withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
     bridgeFees: state.bridgeFees.toString(),
     ...deployedRows(state),
+    ...(state.evmEscrow.size > 0 ? { evmEscrow: [...state.evmEscrow.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum) } : {}),
   };
   return snap as unknown as Json;
 }
@@ -206,6 +209,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const t of snap.deployedTokens ?? []) state.listToken({ ...t });
   for (const p of snap.deployedPairs ?? []) state.listPair({ ...p });
   state.deployFees = BigInt(snap.deployFees ?? '0');
+  for (const [t, v] of snap.evmEscrow ?? []) state.evmEscrow.set(t, BigInt(v));
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);

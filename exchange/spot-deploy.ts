@@ -79,9 +79,9 @@ function referencePx(action: SpotDeployPairAction, pxDecimals: number): number |
 
 export function deployPair(state: ExchangeState, acct: Account, action: SpotDeployPairAction): PairDeployed | ExchangeError {
   const base = state.spotToken(action.baseToken);
-  if (base === undefined) return exchangeError('UNKNOWN_TOKEN', `baseToken ${action.baseToken} is not a registered token`);
+  if (base === undefined) return exchangeError('UNKNOWN_TOKEN', `baseToken ${action.baseToken} is not registered`);
   const quote = state.spotToken(action.quoteToken);
-  if (quote === undefined) return exchangeError('UNKNOWN_TOKEN', `quoteToken ${action.quoteToken} is not a registered token`);
+  if (quote === undefined) return exchangeError('UNKNOWN_TOKEN', `quoteToken ${action.quoteToken} is not registered`);
   const existing = state.spots.find((m) => (m.base.index === base.index && m.quote.index === quote.index) || (m.base.index === quote.index && m.quote.index === base.index));
   if (existing !== undefined) return exchangeError('PAIR_EXISTS', `${existing.name} is pair ${existing.pair.index} (asset ${existing.asset})`);
   const px = referencePx(action, spotPxDecimals(base));

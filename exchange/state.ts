@@ -3,6 +3,7 @@ import type { Address } from '../primitives/index.ts';
 import type { Account } from './account.ts';
 import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleValidator, type SpotPairConfig, type SpotTokenConfig } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
+import type { EvmRelease } from './evm-link.ts';
 import { buildPerps, buildSpot, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
 
 /** A withdrawal debited from its account, waiting for the bridge (`pending`). */
@@ -42,6 +43,10 @@ export class ExchangeState {
   readonly tokenNames = new Set<string>();
   /** Fees paid for `spotDeploy` (tokens and pairs), USD units. */
   deployFees = 0n;
+  /** Per linked token, the units (10^-8) sent to the EVM and not yet back: what backs the ERC-20s outside the system addresses. */
+  readonly evmEscrow = new Map<number, bigint>();
+  /** ERC-20 releases queued by this block's transactions, taken by the block's EVM part (never across blocks: not snapshotted). */
+  readonly evmReleases: EvmRelease[] = [];
   /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
   readonly marketsByName = new Map<string, Market>();
   readonly accounts = new Map<Address, Account>();

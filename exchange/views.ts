@@ -90,6 +90,7 @@ export function tokenSupplies(state: ExchangeState): bigint[] {
     for (const [token, v] of a.tokens) add(token, v);
   }
   for (const [token, v] of state.tokenFees) add(token, v);
+  for (const [token, v] of state.evmEscrow) add(token, v);
   return supply;
 }
 
@@ -105,7 +106,8 @@ export function spotMetaAndAssetCtxs(state: ExchangeState) {
     const bid = m.engine.bids.bestPx();
     const ask = m.engine.asks.bestPx();
     const mark = formatScaled(state.markPx(m), m.pxDecimals);
-    const supply = formatScaled(supplies[m.base.index - USDC_TOKEN_INDEX] ?? 0n, TOKEN_DECIMALS);
+    const total = supplies[m.base.index - USDC_TOKEN_INDEX] ?? 0n;
+    const supply = formatScaled(total, TOKEN_DECIMALS);
     return {
       coin: m.name,
       dayNtlVlm: '0',
@@ -113,7 +115,8 @@ export function spotMetaAndAssetCtxs(state: ExchangeState) {
       markPx: mark,
       midPx: bid === undefined || ask === undefined ? null : formatScaled(BigInt(bid) * 5n + BigInt(ask) * 5n, m.pxDecimals + 1),
       prevDayPx: mark,
-      circulatingSupply: supply,
+      // Circulating: not held in the EVM escrow (what the escrow backs circulates on the EVM).
+      circulatingSupply: formatScaled(total - (state.evmEscrow.get(m.base.index) ?? 0n), TOKEN_DECIMALS),
       totalSupply: supply,
     };
   });
