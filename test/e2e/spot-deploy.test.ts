@@ -125,7 +125,12 @@ t.test('a deploy is replayed from the blocks after SIGKILL', async (t) => {
   t.match((await client.exchange(alice, TOKEN)).body, { status: 'ok' });
   t.match((await client.exchange(alice, PAIR)).body, { status: 'ok' });
   t.match((await client.exchange(alice, orderAction(limit(10001, false, '0.06', '10')))).body.response.data.statuses, [{ resting: {} }]);
+  // A linked token whose release fails (no code at the address) is refunded; replay must agree.
+  t.match((await client.exchange(alice, { type: 'spotDeploy', deployType: 'token', tokenName: 'GHOST', szDecimals: 0, weiDecimals: 18, initialSupply: '7', evmContract: '0x000000000000000000000000000000000000dead' })).body, { status: 'ok' });
+  t.match((await client.exchange(alice, { type: 'spotSend', destination: '0x2000000000000000000000000000000000002713', token: 'GHOST', amount: '3' })).body, { status: 'ok' });
+  t.match((await client.exchange(alice, { type: 'spotSend', destination: B, token: 'GHOST', amount: '2' })).body, { status: 'ok' });
   const before = await listing(client);
+  t.match(before.balances.balances, [{ coin: 'USDC' }, { coin: 'SVC' }, { coin: 'MEME' }, { coin: 'GHOST', total: '5' }]);
   await node.stop('SIGKILL');
   const again = await spawnDevnet(['--data-dir', dataDir]);
   t.teardown(() => again.stop('SIGKILL'));
