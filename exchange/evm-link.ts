@@ -39,7 +39,7 @@ export interface EvmRelease {
   readonly wei: bigint;
 }
 
-/** ERC-20 units per exchange unit (10^-8), or the exchange units per ERC-20 unit when weiDecimals < 8 (negative power). */
+/** `units` (10^-8 of the token) in the ERC-20's units (10^-weiDecimals), or null when the ERC-20 cannot carry that amount. */
 function weiOf(token: SpotTokenConfig, units: bigint): bigint | null {
   const shift = token.weiDecimals - TOKEN_DECIMALS;
   if (shift >= 0) return units * 10n ** BigInt(shift);

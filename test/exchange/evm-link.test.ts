@@ -60,6 +60,9 @@ t.test('spotSend: to another address, to the system address (a release), and its
     t.same(takeReleases(h.ex.state), [], 'nothing queued');
   }
   t.match(err(h.tx(A, { type: 'spotSend', destination: '0x12', token: 'LINK', amount: '1' })), /Invalid field action.destination/);
+  const before = JSON.stringify(comparable(h.ex.state));
+  t.match(err(h.tx(A, { type: 'usdTransfer', destination: SYSTEM, amount: '1' })), /^Invalid destination: 0x2000000000000000000000000000000000002712 is a system address \(linked tokens use spotSend\)$/, 'USDC is never stranded at a system address');
+  t.equal(JSON.stringify(comparable(h.ex.state)), before);
 });
 
 t.test('a token with fewer EVM decimals than the exchange refuses amounts the ERC-20 cannot carry', async (t) => {
