@@ -94,6 +94,8 @@ t.test('deploy a token and a pair over REST, trade it, stream it, restart with i
   c.send({ method: 'subscribe', subscription: { type: 'l2Book', coin: 'MEME-USDC' } });
   c.send({ method: 'subscribe', subscription: { type: 'trades', coin: 'MEME-USDC' } });
   c.send({ method: 'subscribe', subscription: { type: 'userFills', user: B } });
+  c.send({ method: 'subscribe', subscription: { type: 'activeAssetCtx', coin: 'MEME-USDC' } });
+  t.match(await c.next((m) => m.channel === 'activeSpotAssetCtx'), { data: { coin: 'MEME-USDC', ctx: { coin: 'MEME-USDC', markPx: '0.05', totalSupply: '1000000' } } });
   t.same((await c.next((m) => m.channel === 'l2Book')).data.levels, [[], []]);
   await c.next((m) => m.channel === 'userFills' && m.data.isSnapshot === true);
   const ask = await client.exchange(alice, orderAction(limit(10001, false, '0.05', '20000'), limit(10001, false, '0.051', '5000')));
@@ -102,6 +104,7 @@ t.test('deploy a token and a pair over REST, trade it, stream it, restart with i
   const buy = await client.exchange(bob, orderAction(limit(10001, true, '0.05', '1500', 'Ioc')));
   t.same(buy.body.response.data.statuses, [{ filled: { totalSz: '1500', avgPx: '0.05', oid: 3 } }]);
   t.match(await c.next((m) => m.channel === 'trades'), { data: [{ coin: 'MEME-USDC', side: 'B', px: '0.05', sz: '1500', users: [B, A] }] });
+  t.match(await c.next((m) => m.channel === 'activeSpotAssetCtx'), { data: { coin: 'MEME-USDC', ctx: { markPx: '0.05' } } }, 'the context is pushed after blocks that touch the pair');
   t.match(await c.next((m) => m.channel === 'userFills' && m.data.fills.length > 0), { data: { user: B, fills: [{ coin: 'MEME-USDC', px: '0.05', sz: '1500', crossed: true }] } });
   t.match(await c.next((m) => m.channel === 'allMids' && m.data.mids['MEME-USDC'] !== undefined), { data: { mids: { 'MEME-USDC': '0.05' } } });
   t.match((await client.info({ type: 'spotClearinghouseState', user: B })).body.balances, [{ coin: 'USDC' }, { coin: 'SVC' }, { coin: 'MEME', token: 10002, total: '1500' }]);
