@@ -45,7 +45,23 @@ export interface EvmTxOutcome {
   readonly error: string | null;
 }
 
+/**
+ * An ERC-20 `transfer(to, wei)` the chain makes from a linked token's system address after the
+ * block's transactions (the exchange already took the amount; docs/evm.md, "Linked tokens").
+ */
+export interface EvmRelease {
+  readonly contract: string;
+  readonly system: string;
+  readonly to: string;
+  readonly wei: bigint;
+}
+
+/** Gas each release's call may use. */
+export const RELEASE_GAS = 200_000n;
+
 export interface ExecutedEvmBlock {
+  /** Whether each release of the block succeeded (a failed one is refunded on the exchange). */
+  readonly released: boolean[];
   readonly height: number;
   readonly hash: string;
   readonly stateRoot: string;
@@ -217,11 +233,11 @@ export class EvmChain {
    * TrieBatch pass; once the VM has run in a block, the overlay is handed to the state manager
    * before each VM transaction and the block commits through it.
    */
-  async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean): Promise<ExecutedEvmBlock> {
+  async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean, releases: readonly EvmRelease[] = []): Promise<ExecutedEvmBlock> {
     if (height !== this.height + 1) throw new Error(`invariant: EVM block ${height} executed on head ${this.height}`);
     const headerData = this.headerBase(height, timeMs, this.headBlock.hash(), this.nextBaseFee());
     // Most consensus blocks carry no EVM transaction: the state root stays, both tries are empty.
-    if (txs.length === 0) return this.emptyBlock(height, headerData, sync);
+    if (txs.length === 0 && releases.length === 0) return this.emptyBlock(height, headerData, sync);
     const baseFee = headerData.baseFeePerGas as bigint;
     const accounts = new BlockAccounts(this.state, this.committed);
     let template: Block | null = null;
@@ -263,6 +279,12 @@ export class EvmChain {
         outcomes.push({ hash: hash === '' ? bytesToHex(keccak256(input.bytes)) : hash, error: (err as Error).message });
       }
     }
+    const released: boolean[] = [];
+    for (const r of releases) {
+      await accounts.handOver();
+      template ??= createBlock({ header: headerData }, { common: this.common });
+      released.push(await systemTransfer(this.vm, this.state, template, r));
+    }
     const stateRoot = await accounts.commit(this.trieDb, this.headBlock.header.stateRoot);
     const bloom = new Bloom(undefined, this.common);
     for (const t of included) if (t.bloom !== null) bloom.or(new Bloom(t.bloom, this.common));
@@ -278,11 +300,11 @@ export class EvmChain {
     const block = new Block(header, included.map((t) => t.tx), [], [], { common: this.txCommon });
     const receipts = included.map((t) => storedReceipt(t));
     const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
-    const stored: StoredEvmBlock = { rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts };
+    const stored: StoredEvmBlock = { rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts, ...(releases.length > 0 ? { released } : {}) };
     await this.store.writeBlock(height, stored, included.map((t) => t.hash), sync);
     accounts.publish();
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored, released };
   }
 
   /** Runs `tx` as a plain transfer if it is one the fast path takes; its gas price, or null for the VM. */
@@ -310,7 +332,7 @@ export class EvmChain {
     const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
     await this.store.writeBlock(height, stored, [], sync);
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored, released: [] };
   }
 
   /** Block at `height` with its stored record, or undefined. */
@@ -431,6 +453,25 @@ function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
 /** The address of a 64-byte public key (hex). */
 function addressOfKey(publicKey: string): string {
   return bytesToHex(keccak256(hexToBytes(publicKey)).subarray(12));
+}
+
+/**
+ * `transfer(to, wei)` on the linked ERC-20, called by its system address with RELEASE_GAS and no
+ * transaction (the caller's nonce does not move; the call's logs are in no receipt). True when the
+ * contract has code, the call did not fail and it returned nothing or `true`; a failed call's
+ * changes are reverted.
+ */
+async function systemTransfer(vm: VM, state: MerkleStateManager, block: Block, r: EvmRelease): Promise<boolean> {
+  const to = createAddressFromString(r.contract);
+  if ((await state.getCode(to)).length === 0) return false;
+  const data = hexToBytes(`0xa9059cbb${r.to.slice(2).padStart(64, '0')}${r.wei.toString(16).padStart(64, '0')}`);
+  await vm.evm.journal.cleanup();
+  await vm.evm.journal.checkpoint();
+  const res = await vm.evm.runCall({ caller: createAddressFromString(r.system), origin: createAddressFromString(r.system), to, data, gasLimit: RELEASE_GAS, block, skipNonceIncrement: true });
+  await vm.evm.journal.commit();
+  if (res.execResult.exceptionError !== undefined) return false;
+  const ret = res.execResult.returnValue;
+  return ret.length === 0 || (ret.length === 32 && ret[31] === 1 && ret.subarray(0, 31).every((b) => b === 0));
 }
 
 const EMPTY_BLOOM = new Uint8Array(256);

@@ -28,6 +28,8 @@ export interface StoredEvmBlock {
   /** Sender of each transaction. */
   readonly senders: string[];
   readonly receipts: StoredReceipt[];
+  /** Whether each release of linked tokens succeeded (absent when the block made none). */
+  readonly released?: boolean[];
 }
 
 const key = (n: number) => n.toString(16).padStart(16, '0');

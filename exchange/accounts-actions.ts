@@ -5,6 +5,7 @@ import { Account } from './account.ts';
 import type { ApproveAgentAction, CreateSubAccountAction, SubAccountTransferAction, UsdTransferAction } from './actions.ts';
 import { USD_DECIMALS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
+import { systemToken } from './evm-link.ts';
 import { availableMargin } from './margin.ts';
 import type { ExchangeState } from './state.ts';
 
@@ -52,6 +53,8 @@ export function usdTransfer(state: ExchangeState, acct: Account, action: UsdTran
   const amount = parseScaled(action.amount, USD_DECIMALS);
   if (amount === null || amount <= 0n) return exchangeError('INVALID_ACTION', `amount ${action.amount} is not a positive USDC amount with at most ${USD_DECIMALS} decimals`);
   if (action.destination === acct.address) return exchangeError('INVALID_ACTION', 'the destination is the sender');
+  // No key signs for a token's system address: USDC sent there could never move again.
+  if (systemToken(action.destination) !== null) return exchangeError('INVALID_DESTINATION', `${action.destination} is a system address (linked tokens use spotSend)`);
   const free = availableMargin(state, acct);
   if (amount > free || amount > acct.usdc) return exchangeError('INSUFFICIENT_BALANCE');
   let dest = state.accounts.get(action.destination);

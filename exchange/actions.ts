@@ -1,6 +1,6 @@
 // Typed exchange actions parsed from their wire JSON. The same parser serves rpc/ (a failure is a
 // 400 naming the field) and the state machine (a block is untrusted input: a failure is a result).
-import { isAddress, isHex } from '../primitives/index.ts';
+import { formatScaled, isAddress, isHex, parseScaled } from '../primitives/index.ts';
 
 export type Tif = 'Gtc' | 'Ioc' | 'Alo';
 export type Grouping = 'na' | 'normalTpsl' | 'positionTpsl';
@@ -106,6 +106,45 @@ export interface SubAccountTransferAction {
   readonly usd: number;
 }
 
+/** `spotDeploy` of a token (the spec's standard 1). Stateless rules are checked by the parser. */
+export interface SpotDeployTokenAction {
+  readonly type: 'spotDeploy';
+  readonly deployType: 'token';
+  /** 1 to 10 of A-Z and 0-9. */
+  readonly tokenName: string;
+  /** 0 to 8. */
+  readonly szDecimals: number;
+  /** 0 to 18: the decimals of the token on the EVM (the linked ERC-20's `decimals()`). */
+  readonly weiDecimals: number;
+  /** Credited to the deployer, in 10^-8 token units (at most szDecimals decimals); 0 when absent. */
+  readonly initialSupply: bigint;
+  /** Lowercase address of the ERC-20 to link, or null. */
+  readonly evmContract: string | null;
+}
+
+/** `spotDeploy` of a pair (the spec's standard 2). */
+export interface SpotDeployPairAction {
+  readonly type: 'spotDeploy';
+  readonly deployType: 'pair';
+  readonly baseToken: number;
+  readonly quoteToken: number;
+  /** Reference price as sent (checked against the base token's price decimals at execution), or null. */
+  readonly initialPrice: string | null;
+}
+
+export type SpotDeployAction = SpotDeployTokenAction | SpotDeployPairAction;
+
+/** Hyperliquid's `spotSend`: a spot token to another address, or to its system address (to the EVM). */
+export interface SpotSendAction {
+  readonly type: 'spotSend';
+  /** Lowercase address. */
+  readonly destination: string;
+  /** The token's name, or Hyperliquid's `NAME:0x<id>`. */
+  readonly token: string;
+  /** Decimal amount of the token, at most its szDecimals decimals. */
+  readonly amount: string;
+}
+
 export type Action =
   | OrderAction
   | CancelAction
@@ -117,13 +156,21 @@ export type Action =
   | UsdTransferAction
   | WithdrawAction
   | CreateSubAccountAction
-  | SubAccountTransferAction;
+  | SubAccountTransferAction
+  | SpotDeployAction
+  | SpotSendAction;
 
 /** Agent names are short labels. */
 export const MAX_AGENT_NAME = 32;
 
 /** Action types of the spec that this node does not execute yet. */
-export const PLANNED_ACTIONS: ReadonlySet<string> = new Set(['spotDeploy']);
+export const PLANNED_ACTIONS: ReadonlySet<string> = new Set<string>();
+
+/** Token names: 1 to 10 uppercase letters or digits (the spec's deployment limit). */
+export const TOKEN_NAME_RE = /^[A-Z0-9]{1,10}$/;
+/** Largest token supply in 10^-8 units: what a uint64 carries (the spotBalance precompile's `total`). */
+export const MAX_TOKEN_SUPPLY = 2n ** 64n - 1n;
+const TOKEN_UNITS_DECIMALS = 8;
 
 /** Orders or cancels in one action at most; bounds the work of one transaction. */
 export const MAX_BATCH = 1000;
@@ -341,12 +388,59 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         isBuy: bool(get(a, 'isBuy', 'action'), 'action.isBuy'),
         ntli: signedInt(get(a, 'ntli', 'action'), 'action.ntli'),
       };
+    case 'spotDeploy':
+      return parseSpotDeploy(a);
+    case 'spotSend':
+      return {
+        type,
+        destination: address(get(a, 'destination', 'action'), 'action.destination'),
+        token: str(get(a, 'token', 'action'), 'action.token'),
+        amount: str(get(a, 'amount', 'action'), 'action.amount'),
+      };
     default:
       if (PLANNED_ACTIONS.has(type)) {
         throw new Fail({ field: 'action.type', missing: false, message: `Action type ${type} is not available on this node yet` });
       }
       throw new Fail({ field: 'action.type', missing: false, message: `Unknown action type: ${type}` });
   }
+}
+
+/** Stateless `spotDeploy` rules; the stateful ones (unique name, registered tokens, fee) are in spot-deploy.ts. */
+function parseSpotDeploy(a: Record<string, unknown>): SpotDeployAction {
+  const deployType = get(a, 'deployType', 'action');
+  if (deployType === 'token') {
+    const tokenName = str(get(a, 'tokenName', 'action'), 'action.tokenName');
+    if (!TOKEN_NAME_RE.test(tokenName)) invalid('action.tokenName', '1 to 10 uppercase letters or digits (A-Z, 0-9)');
+    const szDecimals = int(get(a, 'szDecimals', 'action'), 'action.szDecimals');
+    if (szDecimals > 8) invalid('action.szDecimals', 'an integer from 0 to 8');
+    const weiDecimals = int(get(a, 'weiDecimals', 'action'), 'action.weiDecimals');
+    if (weiDecimals > 18) invalid('action.weiDecimals', 'an integer from 0 to 18');
+    let initialSupply = 0n;
+    if (a.initialSupply !== undefined && a.initialSupply !== null) {
+      const text = str(a.initialSupply, 'action.initialSupply');
+      const lot = 10n ** BigInt(TOKEN_UNITS_DECIMALS - szDecimals);
+      const units = parseScaled(text, szDecimals);
+      const scaled = units === null ? null : units * lot;
+      if (scaled === null || scaled < 0n || scaled > MAX_TOKEN_SUPPLY) {
+        invalid('action.initialSupply', `a non-negative decimal with at most szDecimals (${szDecimals}) decimals, at most ${formatScaled(MAX_TOKEN_SUPPLY / lot, szDecimals)}`);
+      }
+      initialSupply = scaled;
+    }
+    let evmContract: string | null = null;
+    if (a.evmContract !== undefined && a.evmContract !== null) {
+      evmContract = address(a.evmContract, 'action.evmContract');
+      if (/^0x0{40}$/.test(evmContract)) invalid('action.evmContract', 'a contract address, not the zero address');
+    }
+    return { type: 'spotDeploy', deployType, tokenName, szDecimals, weiDecimals, initialSupply, evmContract };
+  }
+  if (deployType === 'pair') {
+    const baseToken = int(get(a, 'baseToken', 'action'), 'action.baseToken');
+    const quoteToken = int(get(a, 'quoteToken', 'action'), 'action.quoteToken');
+    if (quoteToken === baseToken) invalid('action.quoteToken', 'a token other than baseToken');
+    const initialPrice = a.initialPrice === undefined || a.initialPrice === null ? null : str(a.initialPrice, 'action.initialPrice');
+    return { type: 'spotDeploy', deployType, baseToken, quoteToken, initialPrice };
+  }
+  invalid('action.deployType', 'token or pair');
 }
 
 export function parseAction(v: unknown): Action | ActionParseError {

@@ -31,6 +31,10 @@ export interface SpotTokenConfig {
   readonly weiDecimals: number;
   /** 10000, 10001, ... in listing order; USDC is 10000. */
   readonly index: number;
+  /** Who deployed it with `spotDeploy` (absent for genesis tokens). */
+  readonly deployer?: Address;
+  /** The ERC-20 on the embedded EVM it is linked to (lowercase), if any (see `docs/evm.md`). */
+  readonly evmContract?: Address;
 }
 
 export interface SpotPairConfig {
@@ -126,7 +130,7 @@ export function spotPxDecimals(base: Pick<SpotTokenConfig, 'szDecimals'>): numbe
   return SPOT_MAX_DECIMALS - base.szDecimals;
 }
 
-export function pairName(cfg: ExchangeConfig, pair: SpotPairConfig): string {
-  const token = (index: number) => cfg.spotTokens.find((t) => t.index === index)?.name ?? `#${index}`;
+export function pairName(tokens: readonly SpotTokenConfig[], pair: Pick<SpotPairConfig, 'base' | 'quote'>): string {
+  const token = (index: number) => tokens[index - USDC_TOKEN_INDEX]?.name ?? `#${index}`;
   return `${token(pair.base)}-${token(pair.quote)}`;
 }

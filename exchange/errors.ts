@@ -27,7 +27,12 @@ export type ExchangeErrorCode =
   | 'AMOUNT_BELOW_MINIMUM'
   | 'INVALID_DESTINATION'
   | 'BRIDGE_UNAVAILABLE'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  | 'TOKEN_NAME_TAKEN'
+  | 'UNKNOWN_TOKEN'
+  | 'PAIR_EXISTS'
+  | 'EVM_CONTRACT_LINKED'
+  | 'INVALID_INITIAL_PRICE';
 
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
@@ -63,6 +68,11 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   INVALID_DESTINATION: 'Invalid destination',
   BRIDGE_UNAVAILABLE: 'Bridge temporarily unavailable',
   RATE_LIMITED: 'Request budget exceeded',
+  TOKEN_NAME_TAKEN: 'Token name already taken',
+  UNKNOWN_TOKEN: 'Unknown token',
+  PAIR_EXISTS: 'Pair already exists',
+  EVM_CONTRACT_LINKED: 'EVM contract already linked to another token',
+  INVALID_INITIAL_PRICE: 'Invalid initial price',
 };
 
 /** An error with the spec's message, optionally followed by specifics ("Invalid size: 0.1 ..."). */

@@ -20,6 +20,8 @@ import { useNonce, useOwnNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
+import { spotSend } from './evm-link.ts';
+import { deployPair, deployToken, type PairDeployed, type TokenDeployed } from './spot-deploy.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
 export interface ExchangeTx {
@@ -37,7 +39,8 @@ export type ActionResponse =
   | { type: 'cancel'; data: { statuses: unknown[] } }
   | { type: 'default' }
   | { type: 'createSubAccount'; data: string }
-  | { type: 'withdraw'; data: { withdrawalId: string; amount: string; fee: string; destination: string; status: 'pending' } };
+  | { type: 'withdraw'; data: { withdrawalId: string; amount: string; fee: string; destination: string; status: 'pending' } }
+  | { type: 'spotDeploy'; data: TokenDeployed | PairDeployed };
 
 export type TxResult = { status: 'ok'; response: ActionResponse } | { status: 'err'; error: ExchangeError };
 
@@ -181,6 +184,17 @@ export class Exchange {
         if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
+      }
+      case 'spotSend': {
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error = spotSend(this.state, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'spotDeploy': {
+        // The deployer pays the fee: the main wallet only, as for every action that moves funds.
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const done = action.deployType === 'token' ? deployToken(this.state, acct, action) : deployPair(this.state, acct, action);
+        return 'code' in done ? { status: 'err', error: done } : { status: 'ok', response: { type: 'spotDeploy', data: done } };
       }
       case 'updateLeverage':
       case 'updateIsolatedMargin': {

@@ -1,6 +1,10 @@
 // exchange/: the deterministic state machine (markets, books, matching, margin, actions).
 export * from './config.ts';
 export * from './errors.ts';
+export { systemAddress, systemToken, takeReleases, linkedContracts, creditFromEvm, refundRelease, unitsOfWei, type EvmRelease, type LinkOutcome } from './evm-link.ts';
+export type { SpotSendAction } from './actions.ts';
+export type { SpotDeployAction, SpotDeployTokenAction, SpotDeployPairAction } from './actions.ts';
+export { SPOT_DEPLOY_FEE, DEPLOYED_PAIR_MIN_LOTS, type TokenDeployed, type PairDeployed } from './spot-deploy.ts';
 export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord } from './events.ts';

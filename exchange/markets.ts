@@ -2,7 +2,7 @@
 // with its matching engine. Units: prices in 10^-pxDecimals, sizes in lots (10^-szDecimals),
 // notional in 10^-8 of the quote (USDC for perps): ntl = px * lots * ntlScale.
 import {
-  SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, perpPxDecimals, spotPxDecimals, pairName,
+  SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals, pairName,
   type ExchangeConfig, type PerpMarketConfig, type SpotPairConfig, type SpotTokenConfig,
 } from './config.ts';
 import { ScaledFormatter } from '../primitives/index.ts';
@@ -105,29 +105,32 @@ export function buildPerps(cfg: ExchangeConfig, ids: IdSource): PerpMarket[] {
 }
 
 export function buildSpots(cfg: ExchangeConfig, ids: IdSource): SpotMarket[] {
-  const token = (index: number) => cfg.spotTokens.find((t) => t.index === index) as SpotTokenConfig;
-  return cfg.spotPairs.map((pair) => {
-    const base = token(pair.base);
-    const pxDecimals = spotPxDecimals(base);
-    const engine = new MatchingEngine({ pxDecimals, tick: 1, minSz: pair.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: 0 }, ids);
-    engine.oraclePx = pair.referencePx;
-    return {
-      kind: 'spot',
-      asset: SPOT_ASSET_OFFSET + pair.index,
-      name: pairName(cfg, pair),
-      szDecimals: base.szDecimals,
-      szText: new ScaledFormatter(base.szDecimals),
-      pxDecimals,
-      ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
-      ntlScaleNum: 10 ** (TOKEN_DECIMALS - pxDecimals - base.szDecimals),
-      minSz: pair.minSz,
-      referencePx: pair.referencePx,
-      engine,
-      lastPx: 0,
-      pair,
-      base,
-      quote: token(pair.quote),
-      baseUnit: 10n ** BigInt(TOKEN_DECIMALS - base.szDecimals),
-    };
-  });
+  return cfg.spotPairs.map((pair) => buildSpot(cfg, cfg.spotTokens, pair, ids));
+}
+
+/** One spot pair's market; `tokens` is the token list in index order (genesis and deployed). */
+export function buildSpot(cfg: ExchangeConfig, tokens: readonly SpotTokenConfig[], pair: SpotPairConfig, ids: IdSource): SpotMarket {
+  const token = (index: number) => tokens[index - USDC_TOKEN_INDEX] as SpotTokenConfig;
+  const base = token(pair.base);
+  const pxDecimals = spotPxDecimals(base);
+  const engine = new MatchingEngine({ pxDecimals, tick: 1, minSz: pair.minSz, maxOpenPerOwner: cfg.maxOpenOrdersPerMarket, bandBps: 0 }, ids);
+  engine.oraclePx = pair.referencePx;
+  return {
+    kind: 'spot',
+    asset: SPOT_ASSET_OFFSET + pair.index,
+    name: pairName(tokens, pair),
+    szDecimals: base.szDecimals,
+    szText: new ScaledFormatter(base.szDecimals),
+    pxDecimals,
+    ntlScale: 10n ** BigInt(TOKEN_DECIMALS - pxDecimals - base.szDecimals),
+    ntlScaleNum: 10 ** (TOKEN_DECIMALS - pxDecimals - base.szDecimals),
+    minSz: pair.minSz,
+    referencePx: pair.referencePx,
+    engine,
+    lastPx: 0,
+    pair,
+    base,
+    quote: token(pair.quote),
+    baseUnit: 10n ** BigInt(TOKEN_DECIMALS - base.szDecimals),
+  };
 }

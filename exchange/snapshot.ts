@@ -72,6 +72,12 @@ interface Snapshot {
    */
   withdrawals?: WithdrawalRow[];
   bridgeFees?: string;
+  /** Tokens and pairs listed by `spotDeploy` (after the genesis's), in index order, and the fees paid for them. */
+  deployedTokens?: { name: string; szDecimals: number; weiDecimals: number; index: number; deployer?: string; evmContract?: string }[];
+  deployedPairs?: { base: number; quote: number; index: number; minSz: number; referencePx: number }[];
+  deployFees?: string;
+  /** Per linked token, the units held for the EVM side (absent when none). */
+  evmEscrow?: [number, string][];
   /** Bridge chains, attestations waiting for a quorum, deposit ids credited and totals; absent when all are empty. */
   bridge?: {
     chains: { chainId: number; contract: string; set: ContractSet }[];
@@ -158,6 +164,14 @@ function accountRow(a: Account, margins: [number, string][]): AccountRow {
   ];
 }
 
+/** The snapshot's `spotDeploy` fields, present only once something was deployed (older snapshots stay byte-equal). */
+function deployedRows(state: ExchangeState): Pick<Snapshot, 'deployedTokens' | 'deployedPairs' | 'deployFees'> {
+  const tokens = state.spotTokens.slice(state.config.spotTokens.length);
+  const pairs = state.spots.slice(state.config.spotPairs.length).map((m) => ({ ...m.pair }));
+  if (tokens.length === 0 && pairs.length === 0 && state.deployFees === 0n) return {};
+  return { deployedTokens: tokens.map((t) => ({ ...t })), deployedPairs: pairs, deployFees: state.deployFees.toString() };
+}
+
 export function snapshotState(state: ExchangeState): Json {
   const margins = orderMarginsByOwner(state);
   const snap: Snapshot = {
@@ -198,6 +212,8 @@ export function snapshotState(state: ExchangeState): Json {
       chainId: w.chainId, deadline: w.deadline, status: w.status, signatures: [...w.signatures.entries()], txHash: w.txHash, finalTime: w.finalTime,
     })),
     bridgeFees: state.bridgeFees.toString(),
+    ...deployedRows(state),
+    ...(state.evmEscrow.size > 0 ? { evmEscrow: [...state.evmEscrow.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum) } : {}),
   };
   const bridge = bridgeSnapshot(state);
   if (bridge !== undefined) snap.bridge = bridge;
@@ -239,6 +255,11 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   state.lastPremiumSample = snap.lastPremiumSample;
   state.lastSweep = snap.lastSweep;
   state.lastSweepOracles = snap.lastSweepOracles;
+  // Deployed tokens and pairs first: their markets' books are restored below like the others.
+  for (const t of snap.deployedTokens ?? []) state.listToken({ ...t });
+  for (const p of snap.deployedPairs ?? []) state.listPair({ ...p });
+  state.deployFees = BigInt(snap.deployFees ?? '0');
+  for (const [t, v] of snap.evmEscrow ?? []) state.evmEscrow.set(t, BigInt(v));
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);

@@ -2,9 +2,10 @@
 import type { Address } from '../primitives/index.ts';
 import type { Account } from './account.ts';
 import { BridgeState } from './bridge.ts';
-import { SPOT_ASSET_OFFSET, type ExchangeConfig, type OracleValidator } from './config.ts';
+import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleValidator, type SpotPairConfig, type SpotTokenConfig } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
-import { buildPerps, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
+import type { EvmRelease } from './evm-link.ts';
+import { buildPerps, buildSpot, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
 
 /**
  * px * lots * ntlScale computed on numbers, exact when it is a safe integer; -1 when it is not
@@ -23,8 +24,18 @@ export class ExchangeState {
   readonly ids: IdSource = { nextOid: 1, nextTid: 1, nextSeq: 1 };
   readonly perps: PerpMarket[];
   readonly spots: SpotMarket[];
-  /** Markets in asset order: perps, then spot pairs. */
-  readonly markets: readonly Market[];
+  /** Markets in asset order: perps, then spot pairs (deployed pairs are appended). */
+  readonly markets: Market[];
+  /** Spot tokens in index order (token 10000 + i): the genesis's, then those `spotDeploy` listed. */
+  readonly spotTokens: SpotTokenConfig[];
+  /** Token names in use (upper case), for `spotDeploy`'s uniqueness rule. */
+  readonly tokenNames = new Set<string>();
+  /** Fees paid for `spotDeploy` (tokens and pairs), USD units. */
+  deployFees = 0n;
+  /** Per linked token, the units (10^-8) sent to the EVM and not yet back: what backs the ERC-20s outside the system addresses. */
+  readonly evmEscrow = new Map<number, bigint>();
+  /** ERC-20 releases queued by this block's transactions, taken by the block's EVM part (never across blocks: not snapshotted). */
+  readonly evmReleases: EvmRelease[] = [];
   /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
   readonly marketsByName = new Map<string, Market>();
   readonly accounts = new Map<Address, Account>();
@@ -70,7 +81,31 @@ export class ExchangeState {
     this.perps = buildPerps(config, this.ids);
     this.spots = buildSpots(config, this.ids);
     this.markets = [...this.perps, ...this.spots];
+    this.spotTokens = [...config.spotTokens];
+    for (const t of this.spotTokens) this.tokenNames.add(t.name);
     for (const m of this.markets) this.marketsByName.set(m.name, m);
+  }
+
+  /** A spot token by index (10000 = USDC), or undefined when none is listed there. */
+  spotToken(index: number): SpotTokenConfig | undefined {
+    return Number.isSafeInteger(index) && index >= USDC_TOKEN_INDEX ? this.spotTokens[index - USDC_TOKEN_INDEX] : undefined;
+  }
+
+  /** Lists a token (its index must be the next one). */
+  listToken(token: SpotTokenConfig): void {
+    if (token.index !== USDC_TOKEN_INDEX + this.spotTokens.length) throw new Error(`invariant: token ${token.index} listed as #${this.spotTokens.length}`);
+    this.spotTokens.push(token);
+    this.tokenNames.add(token.name);
+  }
+
+  /** Opens a spot market for the pair (its index must be the next one); it trades at once. */
+  listPair(pair: SpotPairConfig): SpotMarket {
+    if (pair.index !== this.spots.length) throw new Error(`invariant: pair ${pair.index} listed as #${this.spots.length}`);
+    const m = buildSpot(this.config, this.spotTokens, pair, this.ids);
+    this.spots.push(m);
+    this.markets.push(m);
+    this.marketsByName.set(m.name, m);
+    return m;
   }
 
   /**

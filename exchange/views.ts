@@ -27,16 +27,17 @@ export function meta(state: ExchangeState) {
 }
 
 export function spotMeta(state: ExchangeState) {
-  const cfg = state.config;
   return {
-    tokens: cfg.spotTokens.map((t) => ({
+    tokens: state.spotTokens.map((t) => ({
       name: t.name,
       szDecimals: t.szDecimals,
       weiDecimals: t.weiDecimals,
       index: t.index,
       isCanonical: true,
-      evmContract: null,
+      // Hyperliquid's shape: {address, evm_extra_wei_decimals} when linked (no decimal shift here: the ERC-20 has weiDecimals).
+      evmContract: t.evmContract === undefined ? null : { address: t.evmContract, evm_extra_wei_decimals: 0 },
       fullName: null,
+      deployer: t.deployer ?? null,
     })),
     universe: state.spots.map((m) => ({
       name: m.name,
@@ -75,6 +76,51 @@ export function metaAndAssetCtxs(state: ExchangeState) {
     };
   });
   return [meta(state), ctxs] as const;
+}
+
+/** Each token's total supply (10^-8 units): every account's balance plus the spot fees kept in it. */
+export function tokenSupplies(state: ExchangeState): bigint[] {
+  const supply = state.spotTokens.map(() => 0n);
+  const add = (token: number, v: bigint) => {
+    const i = token - USDC_TOKEN_INDEX;
+    if (i >= 0 && i < supply.length) supply[i] = (supply[i] as bigint) + v;
+  };
+  for (const a of state.accounts.values()) {
+    add(USDC_TOKEN_INDEX, a.usdc);
+    for (const [token, v] of a.tokens) add(token, v);
+  }
+  for (const [token, v] of state.tokenFees) add(token, v);
+  for (const [token, v] of state.evmEscrow) add(token, v);
+  return supply;
+}
+
+/**
+ * Hyperliquid's `spotMetaAndAssetCtxs`: spotMeta, then one context per pair in universe order.
+ * Supplies are of the base token, in 10^-8 units formatted as decimals (USDC: the balances on the
+ * exchange). Spot markets keep no 24-hour ring yet: `dayNtlVlm` and `dayBaseVlm` are "0" and
+ * `prevDayPx` is the mark (see docs/api.md).
+ */
+export function spotMetaAndAssetCtxs(state: ExchangeState) {
+  const supplies = tokenSupplies(state);
+  const ctxs = state.spots.map((m) => {
+    const bid = m.engine.bids.bestPx();
+    const ask = m.engine.asks.bestPx();
+    const mark = formatScaled(state.markPx(m), m.pxDecimals);
+    const total = supplies[m.base.index - USDC_TOKEN_INDEX] ?? 0n;
+    const supply = formatScaled(total, TOKEN_DECIMALS);
+    return {
+      coin: m.name,
+      dayNtlVlm: '0',
+      dayBaseVlm: '0',
+      markPx: mark,
+      midPx: bid === undefined || ask === undefined ? null : formatScaled(BigInt(bid) * 5n + BigInt(ask) * 5n, m.pxDecimals + 1),
+      prevDayPx: mark,
+      // Circulating: not held in the EVM escrow (what the escrow backs circulates on the EVM).
+      circulatingSupply: formatScaled(total - (state.evmEscrow.get(m.base.index) ?? 0n), TOKEN_DECIMALS),
+      totalSupply: supply,
+    };
+  });
+  return [spotMeta(state), ctxs] as const;
 }
 
 /** Spot markets as `GET /v1/spot/markets` lists them. */
@@ -239,7 +285,7 @@ export function spotClearinghouseState(state: ExchangeState, user: Address) {
   const tokens = [USDC_TOKEN_INDEX, ...[...acct.tokens.keys()].sort((a, b) => a - b)];
   return {
     balances: tokens.map((token) => {
-      const cfg = state.config.spotTokens.find((t) => t.index === token);
+      const cfg = state.spotToken(token);
       return {
         coin: cfg?.name ?? `#${token}`,
         token,

@@ -12,7 +12,8 @@ import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx } from './tx-codec.ts';
-import type { EvmChain, EvmTxInput, ExecutedEvmBlock } from '../evm/index.ts';
+import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../evm/index.ts';
+import { linkWork, settleLink } from './evm-link.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
@@ -182,22 +183,28 @@ export class Chain implements BftApp {
       events.push(...outcome.events);
     });
     events.push(...this.exchange.endBlock());
-    const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
+    const link = linkWork(this.exchange);
     let evm: ExecutedEvmBlock | null = null;
     let evmRoot: string;
+    let evmStored: StoredEvmBlock;
     if (this.evm.height >= header.height) {
       // Replay after a crash that stored the EVM block but not the consensus one's successors.
       const stored = await this.evm.blockAt(header.height);
       if (stored === undefined) throw new Error(`EVM block ${header.height} missing below the EVM head ${this.evm.height}`);
       evmRoot = bytesToHex(stored.block.header.stateRoot);
+      evmStored = stored.stored;
     } else {
       // The EVM store is fsync'd when the block acknowledges EVM transactions, and at snapshot
       // heights so it is never behind a durable exchange snapshot; otherwise an empty EVM block
       // lost to a power cut is rebuilt by replay.
       const evmSync = (sync && evmTxs.length > 0) || header.height % this.opts.snapshotInterval === 0;
-      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, evmSync);
+      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, evmSync, link.releases);
       evmRoot = evm.stateRoot;
+      evmStored = evm.stored;
     }
+    // Linked tokens: refunds of failed releases and credits of transfers to system addresses, after the EVM part.
+    settleLink(this.exchange, link.releases, evmStored.released ?? [], evmStored.receipts, link.watch);
+    const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     return { signers: chosen, results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
   }
 

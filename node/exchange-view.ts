@@ -23,7 +23,7 @@ export function exchangeView(exchange: Exchange): ExchangeView {
       return { szi: BigInt(p?.szi ?? 0), entryNtl: p?.entryNtl ?? 0n, leverage: acct === undefined ? m.config.maxLeverage : exchange.state.leverage(acct, m) };
     },
     spotBalance: (user, token) => {
-      if (token < USDC_TOKEN_INDEX || token >= USDC_TOKEN_INDEX + exchange.state.config.spotTokens.length) return null;
+      if (token < USDC_TOKEN_INDEX || token >= USDC_TOKEN_INDEX + exchange.state.spotTokens.length) return null;
       const acct = exchange.state.accounts.get(normalizeAddress(user) ?? user);
       return { total: acct?.balance(token) ?? 0n, hold: acct?.held.get(token) ?? 0n };
     },

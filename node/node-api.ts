@@ -65,6 +65,7 @@ export function makeNodeApi(deps: {
       return (await store.candleRange(coin, interval, start, end, CANDLE_LIMIT)).map((c) => deps.candles.view(c));
     },
     spotMeta: () => views.spotMeta(state),
+    spotMetaAndAssetCtxs: () => views.spotMetaAndAssetCtxs(state),
     allMids: () => views.allMids(state),
     l2Book: (coin) => views.l2Book(state, coin),
     clearinghouseState: (user) => views.clearinghouseState(state, user),

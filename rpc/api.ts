@@ -46,6 +46,7 @@ export interface NodeApi {
   /** The user's funding payments with start <= time < end, oldest first, at most 500. */
   userFunding(user: Address, start: number, end: number): Promise<FundingRecord[]>;
   spotMeta(): ReturnType<typeof views.spotMeta>;
+  spotMetaAndAssetCtxs(): ReturnType<typeof views.spotMetaAndAssetCtxs>;
   allMids(): Record<string, string>;
   l2Book(coin: string): ReturnType<typeof views.l2Book>;
   clearinghouseState(user: Address): ReturnType<typeof views.clearinghouseState>;

@@ -39,6 +39,7 @@ const HANDLERS: Record<string, InfoHandler> = {
     }));
   },
   spotMeta: (api) => api.spotMeta(),
+  spotMetaAndAssetCtxs: (api) => api.spotMetaAndAssetCtxs(),
   allMids: (api) => api.allMids(),
   l2Book: (api, body) => {
     const coin = requireString(body, 'coin');

@@ -233,7 +233,7 @@ export class WsServer {
         return this.send(ws, { channel: 'userFills', data: { isSnapshot: true, user: sub.user, fills: await this.api.userFills(sub.user) } });
       case 'activeAssetCtx': {
         const ctx = this.assetCtx(sub.coin);
-        return ctx === null ? undefined : this.send(ws, { channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } });
+        return ctx === null ? undefined : this.send(ws, { channel: ctx.channel, data: { coin: sub.coin, ctx: ctx.ctx } });
       }
       default:
         return;
@@ -294,16 +294,25 @@ export class WsServer {
       case 'activeAssetCtx': {
         if (!touchedCoins.has(sub.coin)) return [];
         const ctx = this.assetCtx(sub.coin);
-        return ctx === null ? [] : [{ channel: 'activeAssetCtx', data: { coin: sub.coin, ctx } }];
+        return ctx === null ? [] : [{ channel: ctx.channel, data: { coin: sub.coin, ctx: ctx.ctx } }];
       }
     }
   }
 
-  /** A perpetual's context (the `metaAndAssetCtxs` entry), or null for spot pairs. */
-  private assetCtx(coin: string): unknown {
+  /**
+   * A market's context: a perpetual's `metaAndAssetCtxs` entry (channel `activeAssetCtx`), or a
+   * spot pair's `spotMetaAndAssetCtxs` entry (channel `activeSpotAssetCtx`, as Hyperliquid; by
+   * pair name or `@<pair index>`).
+   */
+  private assetCtx(coin: string): { channel: 'activeAssetCtx' | 'activeSpotAssetCtx'; ctx: unknown } | null {
     const [meta, ctxs] = this.api.metaAndAssetCtxs();
     const i = meta.universe.findIndex((u) => u.name === coin);
-    return i < 0 ? null : ctxs[i];
+    if (i >= 0) return { channel: 'activeAssetCtx', ctx: ctxs[i] };
+    const [spotMeta, spotCtxs] = this.api.spotMetaAndAssetCtxs();
+    const at = /^@(\d+)$/.exec(coin);
+    const p = at !== null ? Number(at[1]) : spotMeta.universe.findIndex((u) => u.name === coin);
+    const ctx = spotCtxs[p];
+    return ctx === undefined ? null : { channel: 'activeSpotAssetCtx', ctx };
   }
 
   /** Pushes one committed block to every subscription it concerns (public streams merged per interval). */

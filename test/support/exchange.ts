@@ -224,7 +224,7 @@ export function pnlImbalance(state: Exchange['state']): bigint {
 
 export function usdcTotal(state: Exchange['state']): bigint {
   // Deposits came in, completed withdrawals went out; what the bridge owes is still counted.
-  let total = state.feesCollected + state.fundingDust + state.bridgeFees - state.bridge.deposited + state.bridge.paidOut;
+  let total = state.feesCollected + state.fundingDust + state.bridgeFees + state.deployFees - state.bridge.deposited + state.bridge.paidOut;
   for (const w of state.bridge.withdrawals.values()) if (w.status === 'pending' || w.status === 'signed') total += w.amount;
   for (const a of state.accounts.values()) {
     total += a.usdc;
