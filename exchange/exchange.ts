@@ -19,6 +19,7 @@ import { useNonce, useOwnNonce } from './nonces.ts';
 import { chargeRequests } from './rate-limit.ts';
 import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
+import { cDeposit, cWithdraw, endStakingBlock, registerValidator, tokenDelegate } from './staking.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
 export interface ExchangeTx {
@@ -99,6 +100,7 @@ export class Exchange {
     runTriggers(ctx);
     runFunding(ctx);
     runLiquidations(ctx);
+    endStakingBlock(this.state);
     return events;
   }
 
@@ -173,6 +175,19 @@ export class Exchange {
         if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const created = createSubAccount(this.state, acct, action);
         return typeof created === 'string' ? { status: 'ok', response: { type: 'createSubAccount', data: created } } : { status: 'err', error: created };
+      }
+      case 'cDeposit':
+      case 'cWithdraw':
+      case 'tokenDelegate':
+      case 'registerValidator': {
+        // Stake moves only by the main wallet's own signature, like USDC.
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error =
+          action.type === 'cDeposit' ? cDeposit(this.state, acct, action)
+          : action.type === 'cWithdraw' ? cWithdraw(this.state, acct, action)
+          : action.type === 'tokenDelegate' ? tokenDelegate(this.state, acct, action)
+          : registerValidator(this.state, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'updateLeverage':
       case 'updateIsolatedMargin': {

@@ -26,3 +26,7 @@ export { NumMap } from './engine/num-map.ts';
 export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
 export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
 export { Account, Position, initialMarginNum } from './account.ts';
+export {
+  registrationBytes, stakedTotal, selectValidators, powerOf, STAKE_UNIT, GENESIS_DELEGATOR, MAX_PENDING_WITHDRAWALS,
+  type StakingState, type StakedValidator, type Delegation, type PendingStakeWithdrawal,
+} from './staking.ts';

@@ -10,6 +10,7 @@ import { Exchange } from './exchange.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { addHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
+import { StakingState, addDelegation } from './staking.ts';
 import type { TriggerOrder } from './triggers.ts';
 
 type OrderRow = [oid: number, owner: string, px: number, sz: number, origSz: number, seq: number, tif: number, reduceOnly: boolean, cloid: string | null, timestamp: number];
@@ -68,6 +69,58 @@ interface Snapshot {
   /** Pending withdrawals in request order, and the bridge fees kept (absent in version 3). */
   withdrawals?: { withdrawalId: string; user: string; destination: string; amount: string; fee: string; time: number }[];
   bridgeFees?: string;
+  /** Staking (staking.ts); absent while it is as the genesis made it (older snapshots too). */
+  staking?: StakingSnapshot;
+}
+
+interface StakingSnapshot {
+  /** [user, undelegated] by user. */
+  balances: [string, string][];
+  /** [user, validator, amount, lockedUntil] by user, then validator. */
+  delegations: [string, string, string, number][];
+  pending: { user: string; amount: string; releaseTime: number }[];
+  /** In registration order (genesis first); stakes are derived from the delegations. */
+  validators: { pubKey: string; operator: string | null; name: string; bridgeSigner?: string }[];
+  /** The active set in its order (the proposer rotation follows it). */
+  active: { pubKey: string; power: number; bridgeSigner?: string }[];
+}
+
+function stakingSnapshot(s: StakingState): StakingSnapshot {
+  const delegations: [string, string, string, number][] = [];
+  for (const [user, mine] of s.delegations) for (const [v, d] of mine) delegations.push([user, v, d.amount.toString(), d.lockedUntil]);
+  delegations.sort((a, b) => byKey(a, b) || byKey([a[1]], [b[1]]));
+  return {
+    balances: [...s.balances.entries()].map(([u, v]): [string, string] => [u, v.toString()]).sort(byKey),
+    delegations,
+    pending: s.pending.map((p) => ({ user: p.user, amount: p.amount.toString(), releaseTime: p.releaseTime })),
+    validators: [...s.validators.values()].map((v) => ({ pubKey: v.pubKey, operator: v.operator, name: v.name, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }) })),
+    active: s.active.map((v) => ({ pubKey: v.pubKey, power: v.power, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }) })),
+  };
+}
+
+/** The genesis staking state's canonical form, per config: a snapshot leaves out staking equal to it. */
+const genesisStaking = new WeakMap<ExchangeConfig, string>();
+
+function changedStaking(state: ExchangeState): StakingSnapshot | undefined {
+  const snap = stakingSnapshot(state.staking);
+  let genesis = genesisStaking.get(state.config);
+  if (genesis === undefined) genesisStaking.set(state.config, (genesis = canonicalize(stakingSnapshot(new StakingState(state.config)) as unknown as Json)));
+  return canonicalize(snap as unknown as Json) === genesis ? undefined : snap;
+}
+
+function restoreStaking(state: ExchangeState, snap: StakingSnapshot): void {
+  const s = state.staking;
+  s.validators.clear();
+  s.byOperator.clear();
+  s.delegations.clear();
+  for (const v of snap.validators) {
+    s.validators.set(v.pubKey, { pubKey: v.pubKey, operator: v.operator, name: v.name, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }), stake: 0n });
+    if (v.operator !== null) s.byOperator.set(v.operator, v.pubKey);
+  }
+  for (const [user, v] of snap.balances) s.balances.set(user, BigInt(v));
+  for (const [user, v, amount, lockedUntil] of snap.delegations) addDelegation(s, user, v, BigInt(amount), lockedUntil);
+  for (const p of snap.pending) s.pending.push({ user: p.user, amount: BigInt(p.amount), releaseTime: p.releaseTime });
+  s.active = snap.active.map((v) => ({ ...v }));
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -151,6 +204,8 @@ export function snapshotState(state: ExchangeState): Json {
     withdrawals: state.withdrawals.map((w) => ({ ...w, amount: w.amount.toString(), fee: w.fee.toString() })),
     bridgeFees: state.bridgeFees.toString(),
   };
+  const staking = changedStaking(state);
+  if (staking !== undefined) snap.staking = staking;
   return snap as unknown as Json;
 }
 
@@ -243,6 +298,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const [parent, children] of snap.tpslChildren) state.tpslChildren.set(parent, [...children]);
   for (const w of snap.withdrawals ?? []) state.withdrawals.push({ ...w, amount: BigInt(w.amount), fee: BigInt(w.fee) });
   state.bridgeFees = BigInt(snap.bridgeFees ?? '0');
+  if (snap.staking !== undefined) restoreStaking(state, snap.staking);
   return new Exchange(state);
 }
 
