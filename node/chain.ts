@@ -78,6 +78,8 @@ export class Chain implements BftApp {
    * (while a block executes, the state may already hold the next epoch's set).
    */
   private nextValidators: { height: number; list: readonly unknown[]; set: ValidatorSet } | null = null;
+  /** The set of the head's height, while the next height has not started. */
+  private headValidators: { height: number; set: ValidatorSet } | null = null;
 
   constructor(
     readonly store: ChainStore,
@@ -119,18 +121,25 @@ export class Chain implements BftApp {
   /**
    * The validators of the height after the head: the exchange state's set after the head
    * (staking changes it only at the end of an epoch boundary block, for the heights after it).
+   * The head's own height is answered too (its set is kept when the head moves): a message of
+   * the height just committed may arrive before consensus starts the next one.
    */
   validatorSet(height: number): ValidatorSet {
-    if (height !== this.headState.height + 1) throw new Error(`invariant: validator set asked for height ${height} at head ${this.headState.height}`);
-    if (this.nextValidators?.height !== height) this.takeValidators();
-    return (this.nextValidators as { set: ValidatorSet }).set;
+    const head = this.headState.height;
+    if (this.nextValidators?.height !== head + 1) this.takeValidators();
+    const next = this.nextValidators as { height: number; set: ValidatorSet };
+    if (height === next.height) return next.set;
+    if (height === head && this.headValidators?.height === head) return this.headValidators.set;
+    throw new Error(`invariant: validator set asked for height ${height} at head ${head}`);
   }
 
   /** Records the state's set as the set of the height after the head (call with the state at the head). */
   private takeValidators(): void {
     const list = this.exchange.state.validators();
     const height = this.headState.height + 1;
-    const set = this.nextValidators?.list === list ? this.nextValidators.set : new ValidatorSet(list.map((v) => ({ publicKey: v.pubKey, power: v.power })));
+    const prev = this.nextValidators;
+    if (prev !== null && prev.height === height - 1) this.headValidators = { height: prev.height, set: prev.set };
+    const set = prev?.list === list ? prev.set : new ValidatorSet(list.map((v) => ({ publicKey: v.pubKey, power: v.power })));
     this.nextValidators = { height, list, set };
   }
 
