@@ -1,15 +1,24 @@
 // Staking over REST on a devnet node, signed with ethers: deposit, register a validator, delegate,
 // the reads (delegatorSummary, delegations, validatorSummaries), the set moving at the epoch
 // boundary, withdrawal into the unbonding queue; bad requests answer 400 and move nothing.
+import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { generateValidatorKey } from '../../consensus/index.ts';
 import { registrationBytes } from '../../exchange/index.ts';
-import { startNode, wallets } from '../support/node.ts';
+import { devnetGenesis } from '../../genesis/index.ts';
+import { utf8, verifyEd25519 } from '../../primitives/index.ts';
+import { startNode, tempDir, wallets } from '../support/node.ts';
 
 const [alice, bob] = wallets as [typeof wallets[0], typeof wallets[0]];
 const A = alice.address.toLowerCase();
 const B = bob.address.toLowerCase();
 const UNIT = 100_000_000;
+const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+const svc = async (args: string[]) => promisify(execFile)(process.execPath, [BIN, ...args]);
 
 async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -58,4 +67,19 @@ t.test('stake, register, delegate and read it back over REST', async (t) => {
   t.same(tooMuch.body, { status: 'err', response: 'Insufficient balance: the undelegated staking balance is smaller' });
   t.equal(await spot(), before, 'refused requests move nothing');
   t.equal((await client.info({ type: 'delegatorSummary' })).status, 400, 'delegatorSummary needs a user');
+});
+
+t.test('svc keys --operator prints a registerValidator action the chain accepts', async (t) => {
+  const home = await tempDir();
+  t.teardown(() => rm(home, { recursive: true, force: true }));
+  const genesis = devnetGenesis();
+  await writeFile(join(home, 'genesis.json'), JSON.stringify(genesis));
+  const lines = (await svc(['keys', '--home', home, '--operator', bob.address])).stdout.trim().split('\n');
+  const action = JSON.parse(lines[lines.length - 1]!) as { type: string; pubKey: string; signature: string };
+  t.equal(action.type, 'registerValidator');
+  t.match(lines[0], action.pubKey, 'the home\'s validator key');
+  t.ok(verifyEd25519(action.pubKey, registrationBytes(genesis.chainId, B, action.pubKey), action.signature), 'signed for the operator and chain');
+  t.notOk(verifyEd25519(action.pubKey, registrationBytes(genesis.chainId, A, action.pubKey), action.signature), 'not for another operator');
+  t.notOk(verifyEd25519(action.pubKey, utf8('x'), action.signature));
+  await t.rejects(svc(['keys', '--home', home, '--operator', 'bob']), /--operator must be a 20-byte hex address/);
 });
