@@ -433,6 +433,8 @@ export class SvcNode {
     const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
     const oracleTimer = feeder === null ? null : setInterval(() => {
       if (fatal !== null) return;
+      // Only validators of the current set publish (staking may add or remove this node's key).
+      if (!exchange.state.validators().some((v) => v.pubKey === key.publicKey)) return;
       const prices = feeder.prices(exchange);
       if (prices === null) return;
       const bytes = encodeOracleTx(genesis.file.chainId, key, config.now(), prices);
