@@ -22,6 +22,8 @@ class HashApp implements BftApp {
   arrivals = new Map<string, number>();
   latencies: number[] = [];
   rounds: number[] = [];
+  constructor(private readonly validators: ValidatorSet) {}
+  validatorSet(): ValidatorSet { return this.validators; }
   head(): CommittedHead { return this.last; }
   reapTxs(): Uint8Array[] { throw new Error('unused'); }
   pendingTxs(): number { return this.pool.size; }
@@ -54,11 +56,11 @@ export async function benchConsensus(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-bft-'));
   const keys = [0, 1, 2, 3].map((i) => validatorKeyFromSeed(keccak256(utf8(`bench-validator-${i}`))));
   const validators = new ValidatorSet(keys.map((k) => ({ publicKey: k.publicKey, power: 1 })));
-  const apps = keys.map(() => new HashApp());
+  const apps = keys.map(() => new HashApp(validators));
   const nets = await Promise.all(keys.map((_, i) => Libp2pTransport.start({ chainId: 1, nodeKeySeed: keccak256(utf8(`bench-node-${i}`)), listen: '/ip4/127.0.0.1/tcp/0', peers: [] })));
   for (const n of nets) for (const m of nets) if (m !== n) n.addPeer(`${m.addresses[0]}`);
   const engines = keys.map((key, i) => new BftEngine(apps[i]!, {
-    chainId: 1, validators, guard: new SignGuard(key, new MemoryGuardStore()), wal: new FileWal(join(dir, `wal-${i}`)), transport: nets[i]!,
+    chainId: 1, guard: new SignGuard(key, new MemoryGuardStore()), wal: new FileWal(join(dir, `wal-${i}`)), transport: nets[i]!,
     timeouts: { proposeMs: 3000, proposeDeltaMs: 500, prevoteMs: 500, prevoteDeltaMs: 500, precommitMs: 500, precommitDeltaMs: 500 },
     now: () => Date.now(), batchDelayMs: 2, emptyBlockIntervalMs: 200, maxBlockTxs: 2_000, maxBlockBytes: 1 << 20,
     maxClockDriftMs: 1000, tickMs: 500, evidenceMaxAge: 100, onFatal: (e) => { throw e; },

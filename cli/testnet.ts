@@ -5,7 +5,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateValidatorKey, peerIdOfSeed, validatorKeyFromPem, type TimeoutConfig } from '../consensus/index.ts';
+import { registrationBytes } from '../exchange/index.ts';
 import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
+import { normalizeAddress } from '../primitives/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
 import { UsageError } from './options.ts';
 
@@ -43,10 +45,12 @@ export const INIT_USAGE = `Usage: svc init --home DIR --genesis FILE [--listen M
 Creates a home directory to join an existing network: keys (kept if present), the genesis, and a
 config. Give the validators' p2p addresses (from "svc keys") as --peer.`;
 
-export const KEYS_USAGE = `Usage: svc keys --home DIR
+export const KEYS_USAGE = `Usage: svc keys --home DIR [--operator ADDRESS]
 
 Prints the node's validator public key (for a genesis), its bridge signer address (for the
-genesis and the bridge contracts) and its p2p address (for peers' lists).`;
+genesis and the bridge contracts) and its p2p address (for peers' lists).
+With --operator, also the registerValidator action that links the key to that account on the
+home's chain (genesis.json): the operator signs and sends it to join the validators by stake.`;
 
 type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -154,7 +158,7 @@ export async function runInit(argv: string[], out: (line: string) => void): Prom
 }
 
 export async function runKeys(argv: string[], out: (line: string) => void): Promise<void> {
-  const v = parse(argv, { home: { type: 'string' } });
+  const v = parse(argv, { home: { type: 'string' }, operator: { type: 'string' } });
   if (v.help === true) return out(KEYS_USAGE);
   if (v.home === undefined) throw new UsageError(`--home is required\n\n${KEYS_USAGE}`);
   const home = resolve(v.home as string);
@@ -164,6 +168,15 @@ export async function runKeys(argv: string[], out: (line: string) => void): Prom
   out(`peer id        ${keys.peerId}`);
   out(`bridge signer  ${keys.bridgeSigner}`);
   if (config.p2pListen !== undefined) out(`p2p address    ${config.p2pListen}/p2p/${keys.peerId}`);
+  if (v.operator !== undefined) {
+    const operator = normalizeAddress(v.operator);
+    if (operator === null) throw new UsageError('--operator must be a 20-byte hex address');
+    const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
+    const key = validatorKeyFromPem(await readFile(join(home, 'validator_key.pem'), 'utf8'));
+    const signature = key.sign(registrationBytes(genesis.chainId, operator, key.publicKey));
+    out(`registerValidator action (sign and send as ${operator}):`);
+    out(JSON.stringify({ type: 'registerValidator', pubKey: key.publicKey, signature }));
+  }
 }
 
 /** A progress bar on a terminal while the node catches up; a line now and then otherwise. */

@@ -6,15 +6,15 @@ import { evidenceHash, txRoot, type Block, type BlockHeader, type Commit } from 
 import { blockValueId, checkBlock, decodeBlock, encodeBlock } from './block-codec.ts';
 import type { CommitCertificate } from './certificate.ts';
 import type { Timeout, TimeoutConfig } from './driver.ts';
-import type { ConsensusApp, ConsensusEngine } from './engine.ts';
+import type { ConsensusApp, ConsensusEngine, ValidatorSource } from './engine.ts';
 import { evidenceKey, type Evidence } from './evidence.ts';
 import { Replica, type ConsensusMessage, type Decision, type ReplicaHost } from './replica.ts';
 import type { SignGuard } from './sign-guard.ts';
 import type { ValidatorSet } from './types.ts';
 import type { Wal } from './wal.ts';
 
-/** What the BFT engine needs beyond the single-validator seam. */
-export interface BftApp extends ConsensusApp {
+/** What the BFT engine needs beyond the single-validator seam, the validator set of each height included. */
+export interface BftApp extends ConsensusApp, ValidatorSource {
   /**
    * Pending transactions for a proposal, in admission order, left in the pool: a proposal may
    * lose, so transactions leave the pool only when a block carrying them commits.
@@ -36,8 +36,7 @@ export interface ConsensusTransport {
 
 export interface BftOptions {
   readonly chainId: number;
-  readonly validators: ValidatorSet;
-  /** null for a full node. */
+  /** null for a full node; a node with a key signs at the heights whose set holds its key. */
   readonly guard: SignGuard | null;
   readonly wal: Wal;
   readonly transport: ConsensusTransport;
@@ -159,8 +158,8 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
 
   // ReplicaHost
 
-  validatorSet(): ValidatorSet {
-    return this.opts.validators;
+  validatorSet(height: number): ValidatorSet {
+    return this.app.validatorSet(height);
   }
 
   checkValue(height: number, payload: Uint8Array): { valueId: string; valid: boolean } | null {
@@ -169,7 +168,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     this.decodedBlocks.set(payload, block);
     const head = this.app.head();
     const problem = height !== head.height + 1 ? 'not the next height' : checkBlock(block, {
-      chainId: this.opts.chainId, parent: head, validators: this.opts.validators, now: this.opts.now(),
+      chainId: this.opts.chainId, parent: head, validators: this.app.validatorSet(height), now: this.opts.now(),
       maxClockDriftMs: this.opts.maxClockDriftMs, evidenceMaxAge: this.opts.evidenceMaxAge,
       evidenceCommitted: (k) => this.app.evidenceCommitted(k),
     });

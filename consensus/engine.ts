@@ -2,6 +2,7 @@
 // implements ConsensusApp (mempool, execution, storage). The BFT engine implements the same
 // ConsensusEngine as the single-validator one, so execution is not rewired when it lands.
 import type { Block, Commit } from './block.ts';
+import type { ValidatorSet } from './types.ts';
 
 export interface CommittedHead {
   readonly height: number;
@@ -29,4 +30,14 @@ export interface ConsensusEngine {
   notifyTxs(): void;
   /** Finishes the block in flight, then stops. */
   stop(): Promise<void>;
+}
+
+/**
+ * The validator set of each height, from the application (node/ reads it from the exchange state:
+ * staking changes it at epoch boundaries). Asked for the height after the committed head only, so
+ * it is a function of the chain up to that head: every node derives the same set before the
+ * height is decided, and block sync verifies each certificate against the set of its height.
+ */
+export interface ValidatorSource {
+  validatorSet(height: number): ValidatorSet;
 }

@@ -1,6 +1,6 @@
 // consensus/: block format, the consensus/application seam, validator keys, and engines.
 export * from './block.ts';
-export type { ConsensusApp, ConsensusEngine, CommittedHead } from './engine.ts';
+export type { ConsensusApp, ConsensusEngine, CommittedHead, ValidatorSource } from './engine.ts';
 export { SoloEngine, type SoloOptions } from './solo.ts';
 export {
   generateValidatorKey, validatorKeyFromPem, validatorKeyFromSeed, verifyValidatorSignature, type ValidatorKey,

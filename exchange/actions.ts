@@ -145,6 +145,39 @@ export interface SpotSendAction {
   readonly amount: string;
 }
 
+/** Hyperliquid's `cDeposit`: spot staking token -> staking balance. */
+export interface CDepositAction {
+  readonly type: 'cDeposit';
+  /** Token units of 10^-8, a positive safe integer. */
+  readonly wei: number;
+}
+
+/** Hyperliquid's `cWithdraw`: staking balance -> spot, after the unbonding delay. */
+export interface CWithdrawAction {
+  readonly type: 'cWithdraw';
+  readonly wei: number;
+}
+
+/** Hyperliquid's `tokenDelegate`. */
+export interface TokenDelegateAction {
+  readonly type: 'tokenDelegate';
+  /** The validator's ed25519 consensus public key, lowercase hex (64 digits, a leading 0x dropped). */
+  readonly validator: string;
+  readonly wei: number;
+  readonly isUndelegate: boolean;
+}
+
+/** Links the signing account (operator) to an ed25519 consensus key; `signature` proves the key. */
+export interface RegisterValidatorAction {
+  readonly type: 'registerValidator';
+  readonly pubKey: string;
+  /** Hex ed25519 signature of the key over `registrationBytes(chainId, operator, pubKey)`. */
+  readonly signature: string;
+  /** Lowercase secp256k1 address the bridge accepts withdrawal signatures from, or null. */
+  readonly bridgeSigner: string | null;
+  readonly name: string;
+}
+
 export type Action =
   | OrderAction
   | CancelAction
@@ -158,7 +191,14 @@ export type Action =
   | CreateSubAccountAction
   | SubAccountTransferAction
   | SpotDeployAction
-  | SpotSendAction;
+  | SpotSendAction
+  | CDepositAction
+  | CWithdrawAction
+  | TokenDelegateAction
+  | RegisterValidatorAction;
+
+/** Validator names are short labels. */
+export const MAX_VALIDATOR_NAME = 32;
 
 /** Agent names are short labels. */
 export const MAX_AGENT_NAME = 32;
@@ -235,6 +275,18 @@ function list(v: unknown, field: string): unknown[] {
 function address(v: unknown, field: string): string {
   if (!isAddress(v)) invalid(field, 'a 0x-prefixed 20-byte hex address');
   return v.toLowerCase();
+}
+
+/** An ed25519 public key (or signature, `bytes` long) as lowercase hex without 0x; a 0x prefix is accepted. */
+function edHex(v: unknown, field: string, bytes: number): string {
+  const text = typeof v === 'string' ? v.toLowerCase().replace(/^0x/, '') : '';
+  if (text.length !== bytes * 2 || !/^[0-9a-f]+$/.test(text)) invalid(field, `${bytes} bytes of hex`);
+  return text;
+}
+
+function positiveInt(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) invalid(field, 'a positive integer');
+  return v;
 }
 
 function cloid(v: unknown, field: string): string {
@@ -397,6 +449,27 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         token: str(get(a, 'token', 'action'), 'action.token'),
         amount: str(get(a, 'amount', 'action'), 'action.amount'),
       };
+    case 'cDeposit':
+    case 'cWithdraw':
+      return { type, wei: positiveInt(get(a, 'wei', 'action'), 'action.wei') };
+    case 'tokenDelegate':
+      return {
+        type,
+        validator: edHex(get(a, 'validator', 'action'), 'action.validator', 32),
+        wei: positiveInt(get(a, 'wei', 'action'), 'action.wei'),
+        isUndelegate: bool(get(a, 'isUndelegate', 'action'), 'action.isUndelegate'),
+      };
+    case 'registerValidator': {
+      const name = a.name === undefined || a.name === null ? '' : str(a.name, 'action.name');
+      if (name.length > MAX_VALIDATOR_NAME) invalid('action.name', `at most ${MAX_VALIDATOR_NAME} characters`);
+      return {
+        type,
+        pubKey: edHex(get(a, 'pubKey', 'action'), 'action.pubKey', 32),
+        signature: edHex(get(a, 'signature', 'action'), 'action.signature', 64),
+        bridgeSigner: a.bridgeSigner === undefined || a.bridgeSigner === null ? null : address(a.bridgeSigner, 'action.bridgeSigner'),
+        name,
+      };
+    }
     default:
       if (PLANNED_ACTIONS.has(type)) {
         throw new Fail({ field: 'action.type', missing: false, message: `Action type ${type} is not available on this node yet` });

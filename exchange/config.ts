@@ -73,6 +73,8 @@ export interface ExchangeConfig {
   readonly triggerSlippageBps: number;
   readonly clearinghouse: ClearinghouseConfig;
   readonly bridge: BridgeConfig;
+  /** Staking of the native token; absent: no staking actions, the genesis validators stay (see staking.ts). */
+  readonly staking?: StakingConfig;
 }
 
 export interface BridgeConfig {
@@ -82,6 +84,28 @@ export interface BridgeConfig {
   readonly withdrawalTimeoutSec: number;
   /** Chain ids validators may register a bridge on; null: any (local and test networks). */
   readonly chains: readonly number[] | null;
+}
+
+/**
+ * Staking (docs/consensus.md, Staking): delegated stake of one spot token sets the validators'
+ * voting power at epoch boundaries. Amounts are token units of 10^-8 (TOKEN_DECIMALS).
+ */
+export interface StakingConfig {
+  /** The chain id registration proofs are bound to. */
+  readonly chainId: number;
+  /** The spot token staked (SVC, 10001 on the devnet). */
+  readonly token: number;
+  /** The set is recomputed at the end of every block whose height is a multiple of this; it applies from the next height. */
+  readonly epochBlocks: number;
+  /** Least stake (units) for a validator to be in the active set; at least one whole token. */
+  readonly minStake: bigint;
+  readonly maxValidators: number;
+  /** A `cWithdraw` pays out to the spot balance this long (ms of block time) after it is requested. */
+  readonly unbondingDelayMs: number;
+  /** A delegation cannot be undelegated until this long (ms) after the last delegation to that validator. */
+  readonly delegationLockMs: number;
+  /** Operator accounts of genesis validators, by public key; a validator without one keeps its genesis stake. */
+  readonly genesisOperators: Readonly<Record<string, Address>>;
 }
 
 /** A validator: publishes oracle prices, attests bridge events and signs withdrawals, with its voting power. */

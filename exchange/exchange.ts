@@ -22,6 +22,7 @@ import { advanceHours } from './day-stats.ts';
 import { ExchangeState } from './state.ts';
 import { spotSend } from './evm-link.ts';
 import { deployPair, deployToken, type PairDeployed, type TokenDeployed } from './spot-deploy.ts';
+import { cDeposit, cWithdraw, endStakingBlock, registerValidator, tokenDelegate } from './staking.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
 export interface ExchangeTx {
@@ -103,6 +104,7 @@ export class Exchange {
     runTriggers(ctx);
     runFunding(ctx);
     runLiquidations(ctx);
+    endStakingBlock(this.state);
     return events;
   }
 
@@ -195,6 +197,19 @@ export class Exchange {
         if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
         const done = action.deployType === 'token' ? deployToken(this.state, acct, action) : deployPair(this.state, acct, action);
         return 'code' in done ? { status: 'err', error: done } : { status: 'ok', response: { type: 'spotDeploy', data: done } };
+      }
+      case 'cDeposit':
+      case 'cWithdraw':
+      case 'tokenDelegate':
+      case 'registerValidator': {
+        // Stake moves only by the main wallet's own signature, like USDC.
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error =
+          action.type === 'cDeposit' ? cDeposit(this.state, acct, action)
+          : action.type === 'cWithdraw' ? cWithdraw(this.state, acct, action)
+          : action.type === 'tokenDelegate' ? tokenDelegate(this.state, acct, action)
+          : registerValidator(this.state, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'updateLeverage':
       case 'updateIsolatedMargin': {

@@ -35,3 +35,7 @@ export {
   BRIDGE_TOKEN_DECIMALS, MAINNET_BRIDGE_CHAINS, MAX_BRIDGE_ITEMS,
   type BridgeClaim, type BridgeChain, type BridgeOutcome, type BridgeSubmission, type Withdrawal, type WithdrawalStatus, type WithdrawalView,
 } from './bridge.ts';
+export {
+  registrationBytes, stakedTotal, selectValidators, powerOf, STAKE_UNIT, GENESIS_DELEGATOR, MAX_PENDING_WITHDRAWALS,
+  type StakingState, type StakedValidator, type Delegation, type PendingStakeWithdrawal,
+} from './staking.ts';

@@ -11,6 +11,7 @@ import { Exchange } from './exchange.ts';
 import { recomputeOrderMargins } from './order-margin.ts';
 import { addHolder } from './settlement.ts';
 import { ExchangeState } from './state.ts';
+import { StakingState, addDelegation } from './staking.ts';
 import type { TriggerOrder } from './triggers.ts';
 
 type OrderRow = [oid: number, owner: string, px: number, sz: number, origSz: number, seq: number, tif: number, reduceOnly: boolean, cloid: string | null, timestamp: number];
@@ -88,6 +89,7 @@ interface Snapshot {
     paidOut: string;
     refunded: string;
   };
+  staking?: StakingSnapshot;
 }
 
 interface WithdrawalRow {
@@ -119,6 +121,56 @@ function bridgeSnapshot(state: ExchangeState): Snapshot['bridge'] {
     paidOut: b.paidOut.toString(),
     refunded: b.refunded.toString(),
   };
+}
+
+interface StakingSnapshot {
+  /** [user, undelegated] by user. */
+  balances: [string, string][];
+  /** [user, validator, amount, lockedUntil] by user, then validator. */
+  delegations: [string, string, string, number][];
+  pending: { user: string; amount: string; releaseTime: number }[];
+  /** In registration order (genesis first); stakes are derived from the delegations. */
+  validators: { pubKey: string; operator: string | null; name: string; bridgeSigner?: string }[];
+  /** The active set in its order (the proposer rotation follows it). */
+  active: { pubKey: string; power: number; bridgeSigner?: string }[];
+}
+
+function stakingSnapshot(s: StakingState): StakingSnapshot {
+  const delegations: [string, string, string, number][] = [];
+  for (const [user, mine] of s.delegations) for (const [v, d] of mine) delegations.push([user, v, d.amount.toString(), d.lockedUntil]);
+  delegations.sort((a, b) => byKey(a, b) || byKey([a[1]], [b[1]]));
+  return {
+    balances: [...s.balances.entries()].map(([u, v]): [string, string] => [u, v.toString()]).sort(byKey),
+    delegations,
+    pending: s.pending.map((p) => ({ user: p.user, amount: p.amount.toString(), releaseTime: p.releaseTime })),
+    validators: [...s.validators.values()].map((v) => ({ pubKey: v.pubKey, operator: v.operator, name: v.name, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }) })),
+    active: s.active.map((v) => ({ pubKey: v.pubKey, power: v.power, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }) })),
+  };
+}
+
+/** The genesis staking state's canonical form, per config: a snapshot leaves out staking equal to it. */
+const genesisStaking = new WeakMap<ExchangeConfig, string>();
+
+function changedStaking(state: ExchangeState): StakingSnapshot | undefined {
+  const snap = stakingSnapshot(state.staking);
+  let genesis = genesisStaking.get(state.config);
+  if (genesis === undefined) genesisStaking.set(state.config, (genesis = canonicalize(stakingSnapshot(new StakingState(state.config)) as unknown as Json)));
+  return canonicalize(snap as unknown as Json) === genesis ? undefined : snap;
+}
+
+function restoreStaking(state: ExchangeState, snap: StakingSnapshot): void {
+  const s = state.staking;
+  s.validators.clear();
+  s.byOperator.clear();
+  s.delegations.clear();
+  for (const v of snap.validators) {
+    s.validators.set(v.pubKey, { pubKey: v.pubKey, operator: v.operator, name: v.name, ...(v.bridgeSigner === undefined ? {} : { bridgeSigner: v.bridgeSigner }), stake: 0n });
+    if (v.operator !== null) s.byOperator.set(v.operator, v.pubKey);
+  }
+  for (const [user, v] of snap.balances) s.balances.set(user, BigInt(v));
+  for (const [user, v, amount, lockedUntil] of snap.delegations) addDelegation(s, user, v, BigInt(amount), lockedUntil);
+  for (const p of snap.pending) s.pending.push({ user: p.user, amount: BigInt(p.amount), releaseTime: p.releaseTime });
+  s.active = snap.active.map((v) => ({ ...v }));
 }
 
 const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -217,6 +269,8 @@ export function snapshotState(state: ExchangeState): Json {
   };
   const bridge = bridgeSnapshot(state);
   if (bridge !== undefined) snap.bridge = bridge;
+  const staking = changedStaking(state);
+  if (staking !== undefined) snap.staking = staking;
   return snap as unknown as Json;
 }
 
@@ -330,6 +384,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
     state.bridge.paidOut = BigInt(b.paidOut);
     state.bridge.refunded = BigInt(b.refunded);
   }
+  if (snap.staking !== undefined) restoreStaking(state, snap.staking);
   return new Exchange(state);
 }
 

@@ -6,6 +6,7 @@ import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleVa
 import type { IdSource } from './engine/matching-engine.ts';
 import type { EvmRelease } from './evm-link.ts';
 import { buildPerps, buildSpot, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
+import { StakingState } from './staking.ts';
 
 /**
  * px * lots * ntlScale computed on numbers, exact when it is a safe integer; -1 when it is not
@@ -76,8 +77,11 @@ export class ExchangeState {
   height = 0;
   /** Time of the current block, ms. */
   time = 0;
+  /** Staking balances, delegations, registered validators and the active validator set (staking.ts). */
+  readonly staking: StakingState;
 
   constructor(readonly config: ExchangeConfig) {
+    this.staking = new StakingState(config);
     this.perps = buildPerps(config, this.ids);
     this.spots = buildSpots(config, this.ids);
     this.markets = [...this.perps, ...this.spots];
@@ -110,10 +114,12 @@ export class ExchangeState {
 
   /**
    * The validators of the current block with their voting power: oracle medians, bridge
-   * attestations and withdrawal signatures weigh by it. Every reader goes through here.
+   * attestations and withdrawal signatures weigh by it. Every reader goes through here. Between
+   * blocks it is the set of the next height (consensus reads it there); it changes only at the
+   * end of an epoch boundary block (staking.ts).
    */
   validators(): readonly OracleValidator[] {
-    return this.config.clearinghouse.validators;
+    return this.staking.active;
   }
 
   market(asset: number): Market | undefined {

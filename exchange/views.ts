@@ -380,3 +380,47 @@ export function portfolioFigures(state: ExchangeState, user: Address): Portfolio
   const perpPnl = acct.perpRealized + upnl;
   return { accountValue: perpAccountValue + spot, pnl: perpPnl - acct.spotFees, perpAccountValue, perpPnl, cumVlm: acct.cumVlm };
 }
+
+const stakeAmount = (v: bigint) => formatScaled(v, TOKEN_DECIMALS);
+
+/** The spec's `delegatorSummary` (Hyperliquid's): staked token amounts as decimal strings. */
+export function delegatorSummary(state: ExchangeState, user: Address) {
+  const s = state.staking;
+  let delegated = 0n;
+  for (const d of s.delegations.get(user)?.values() ?? []) delegated += d.amount;
+  const pending = s.pendingOf(user);
+  return {
+    delegated: stakeAmount(delegated),
+    undelegated: stakeAmount(s.balance(user)),
+    totalPendingWithdrawal: stakeAmount(pending.reduce((sum, p) => sum + p.amount, 0n)),
+    nPendingWithdrawals: pending.length,
+  };
+}
+
+/** Hyperliquid's `delegations`: the user's delegations by validator key. */
+export function delegations(state: ExchangeState, user: Address) {
+  return [...(state.staking.delegations.get(user)?.entries() ?? [])]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([validator, d]) => ({ validator, amount: stakeAmount(d.amount), lockedUntilTimestamp: d.lockedUntil }));
+}
+
+/**
+ * Hyperliquid's `validatorSummaries`, the fields that mean the same here: every registered
+ * validator by stake (then key), `signer` its operator account, `stake` a decimal string of the
+ * token, `power` its voting power in the active set (0 outside it).
+ */
+export function validatorSummaries(state: ExchangeState) {
+  const active = new Map(state.validators().map((v) => [v.pubKey, v.power]));
+  return [...state.staking.validators.values()]
+    .sort((a, b) => (a.stake > b.stake ? -1 : a.stake < b.stake ? 1 : a.pubKey < b.pubKey ? -1 : 1))
+    .map((v) => ({
+      validator: v.pubKey,
+      signer: v.operator,
+      name: v.name,
+      stake: stakeAmount(v.stake),
+      power: active.get(v.pubKey) ?? 0,
+      isActive: active.has(v.pubKey),
+      isJailed: false,
+      bridgeSigner: v.bridgeSigner ?? null,
+    }));
+}

@@ -54,6 +54,9 @@ export function devnetGenesis(): GenesisFile {
       { address: DEVNET_BACKSTOP, usdc: '10000000' },
     ],
     validators: [],
+    // Short epochs and delays so that staking can be watched on a devnet (its own key stays the
+    // single validator of the single-validator engine, whatever the stake says).
+    staking: { token: 'SVC', epochBlocks: 10, minStake: '1', maxValidators: 100, unbondingDelayMs: 60_000, delegationLockMs: 10_000 },
     evm: {
       gasLimit: '30000000',
       minBaseFee: '1000000000',

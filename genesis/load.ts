@@ -4,7 +4,7 @@ import {
 } from '../primitives/index.ts';
 import {
   PERP_MAX_DECIMALS, SPOT_ASSET_OFFSET, TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX, perpPxDecimals, spotPxDecimals,
-  MAINNET_BRIDGE_CHAINS, type BridgeConfig, type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance,
+  MAINNET_BRIDGE_CHAINS, type BridgeConfig, type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance, type OracleValidator, type SpotTokenConfig, type StakingConfig,
 } from '../exchange/index.ts';
 import type { EvmGenesis } from '../evm/index.ts';
 import type { GenesisFile } from './schema.ts';
@@ -115,6 +115,36 @@ function evmGenesis(file: GenesisFile): EvmGenesis {
   return { chainId: file.chainId, genesisTime: file.genesisTime, gasLimit, minBaseFee, alloc };
 }
 
+function stakingConfig(file: GenesisFile, spotTokens: readonly SpotTokenConfig[], validators: readonly OracleValidator[]): StakingConfig | undefined {
+  const st = file.staking;
+  if (st === undefined) return undefined;
+  const token = spotTokens.find((t) => t.name === st.token);
+  check(token !== undefined && token.index !== USDC_TOKEN_INDEX, 'staking.token must name a spot token other than USDC');
+  const minWhole = parseScaled(st.minStake, 0);
+  check(minWhole !== null && minWhole >= 1n && minWhole < 2n ** 50n, 'staking.minStake must be a whole number of tokens, at least 1');
+  const maxValidators = intIn(st.maxValidators, 1, 1000, 'staking.maxValidators');
+  check(validators.length <= maxValidators, 'the genesis names more validators than staking.maxValidators');
+  const genesisOperators: Record<string, Address> = {};
+  const operators = new Set<Address>();
+  file.validators.forEach((v, i) => {
+    if (v.operator === undefined) return;
+    const operator = normalizeAddress(v.operator);
+    check(operator !== null && !operators.has(operator), `validator ${i}: operator must be a unique 20-byte hex address`);
+    operators.add(operator);
+    genesisOperators[(validators[i] as OracleValidator).pubKey] = operator;
+  });
+  return {
+    chainId: file.chainId,
+    token: token.index,
+    epochBlocks: intIn(st.epochBlocks, 1, 10_000_000, 'staking.epochBlocks'),
+    minStake: minWhole * 10n ** BigInt(TOKEN_DECIMALS),
+    maxValidators,
+    unbondingDelayMs: intIn(st.unbondingDelayMs, 0, 365 * 86_400_000, 'staking.unbondingDelayMs'),
+    delegationLockMs: intIn(st.delegationLockMs, 0, 365 * 86_400_000, 'staking.delegationLockMs'),
+    genesisOperators,
+  };
+}
+
 export interface LoadOptions {
   /** On a devnet (no validators in the genesis), the node's own key is the single validator. */
   readonly localValidator?: string;
@@ -184,6 +214,8 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     });
     return { address, usdc, tokens };
   });
+  const clearinghouse = clearinghouseConfig(file, opts, seen);
+  const staking = stakingConfig(file, spotTokens, clearinghouse.validators);
   const exchange: ExchangeConfig = {
     perps,
     spotTokens,
@@ -199,8 +231,9 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     },
     priceBandBps: fraction(g.priceBand, 4, 'priceBand'),
     triggerSlippageBps: fraction(g.triggerSlippage, 4, 'triggerSlippage'),
-    clearinghouse: clearinghouseConfig(file, opts, seen),
+    clearinghouse,
     bridge: bridgeConfig(file),
+    ...(staking === undefined ? {} : { staking }),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
   return { file, hash, exchange, balances, evm: evmGenesis(file) };

@@ -33,6 +33,23 @@ export interface GenesisValidator {
   power: number;
   /** The validator's secp256k1 bridge signer address (withdrawal signatures); `svc keys` prints it. */
   bridgeSigner?: string;
+  /** With staking: the account that owns the validator's genesis stake (`power` whole tokens) and operates it. */
+  operator?: string;
+}
+
+/** Staking of a spot token (docs/consensus.md, Staking). Absent: the genesis validators stay with their power. */
+export interface GenesisStaking {
+  /** Name of the spot token staked ("SVC"). */
+  token: string;
+  /** The validator set is recomputed at the end of every block whose height is a multiple of this. */
+  epochBlocks: number;
+  /** Least stake of an active validator, whole tokens (decimal string, at least 1). */
+  minStake: string;
+  maxValidators: number;
+  /** Delay of `cWithdraw` (staking balance back to spot), ms. */
+  unbondingDelayMs: number;
+  /** A delegation cannot be taken back until this long after it was made, ms. */
+  delegationLockMs: number;
 }
 
 export interface GenesisFile {
@@ -87,6 +104,7 @@ export interface GenesisFile {
   validators: GenesisValidator[];
   /** The bridge to external EVM chains (docs/bridge.md); absent: the defaults. */
   bridge?: GenesisBridge;
+  staking?: GenesisStaking;
   /** The embedded EVM; its chain id is `chainId`. Absent: an EVM with no funded accounts. */
   evm?: GenesisEvm;
 }

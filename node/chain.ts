@@ -1,7 +1,7 @@
 // The application side of consensus: executes decided blocks through exchange/, persists each
 // block with everything derived from it in one batch, then answers waiting requests.
 import {
-  evidenceKey, headerHash, txHash, type BftApp, type Block, type Commit, type CommittedHead,
+  ValidatorSet, evidenceKey, headerHash, txHash, type BftApp, type Block, type Commit, type CommittedHead,
 } from '../consensus/index.ts';
 import {
   exchangeError, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
@@ -74,6 +74,13 @@ export class Chain implements BftApp {
   private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string }>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
   private readonly evidence = new Set<string>();
+  /**
+   * The validator set of the height after the head, taken from the state when the head moves
+   * (while a block executes, the state may already hold the next epoch's set).
+   */
+  private nextValidators: { height: number; list: readonly unknown[]; set: ValidatorSet } | null = null;
+  /** The set of the head's height, while the next height has not started. */
+  private headValidators: { height: number; set: ValidatorSet } | null = null;
 
   constructor(
     readonly store: ChainStore,
@@ -110,6 +117,31 @@ export class Chain implements BftApp {
 
   pendingTxs(): number {
     return this.mempool.size;
+  }
+
+  /**
+   * The validators of the height after the head: the exchange state's set after the head
+   * (staking changes it only at the end of an epoch boundary block, for the heights after it).
+   * The head's own height is answered too (its set is kept when the head moves): a message of
+   * the height just committed may arrive before consensus starts the next one.
+   */
+  validatorSet(height: number): ValidatorSet {
+    const head = this.headState.height;
+    if (this.nextValidators?.height !== head + 1) this.takeValidators();
+    const next = this.nextValidators as { height: number; set: ValidatorSet };
+    if (height === next.height) return next.set;
+    if (height === head && this.headValidators?.height === head) return this.headValidators.set;
+    throw new Error(`invariant: validator set asked for height ${height} at head ${head}`);
+  }
+
+  /** Records the state's set as the set of the height after the head (call with the state at the head). */
+  private takeValidators(): void {
+    const list = this.exchange.state.validators();
+    const height = this.headState.height + 1;
+    const prev = this.nextValidators;
+    if (prev !== null && prev.height === height - 1) this.headValidators = { height: prev.height, set: prev.set };
+    const set = prev?.list === list ? prev.set : new ValidatorSet(list.map((v) => ({ publicKey: v.pubKey, power: v.power })));
+    this.nextValidators = { height, list, set };
   }
 
   proposalTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
@@ -265,6 +297,7 @@ export class Chain implements BftApp {
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 });
     this.headState = head;
+    this.takeValidators();
     for (const e of block.evidence ?? []) this.evidence.add(evidenceKey(e));
     const settle = (hash: string, result: TxResult) => (this.opts.bft !== undefined ? this.mempool.commit(hash, result) : this.mempool.settle(hash, result));
     for (const r of executed.results) settle(r.hash, r.result);
@@ -298,5 +331,6 @@ export class Chain implements BftApp {
       this.headState = { height: h, hash: headerHash(stored.header), time: stored.header.time, appHash: executed.appHash, fillSeq: to.fillSeq };
     }
     this.headState = to;
+    this.takeValidators();
   }
 }

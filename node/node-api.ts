@@ -82,6 +82,9 @@ export function makeNodeApi(deps: {
     extraAgents: (user) => views.extraAgents(state, user),
     subAccounts: (user) => views.subAccounts(state, user),
     userRateLimit: (user) => views.userRateLimit(state, user),
+    delegatorSummary: (user) => views.delegatorSummary(state, user),
+    delegations: (user) => views.delegations(state, user),
+    validatorSummaries: () => views.validatorSummaries(state),
     spotOrderbook(pair, depth) {
       const m = views.marketByCoin(state, pair);
       if (m === undefined || m.kind !== 'spot') return null;

@@ -5,7 +5,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
-  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, ValidatorSet, WalGuardStore, generateValidatorKey,
+  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, WalGuardStore, generateValidatorKey,
   txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
@@ -343,14 +343,15 @@ export class SvcNode {
     let transport: Libp2pTransport | null = null;
     let engine: ConsensusEngine;
     if (p2p !== null) {
-      const listed = genesis.file.validators.length > 0 ? genesis.file.validators : [{ pubKey: key.publicKey, power: 1 }];
-      const validators = new ValidatorSet(listed.map((v) => ({ publicKey: v.pubKey.toLowerCase(), power: v.power })));
-      // The guard's records travel in the WAL (one fdatasync per signature); sign_state.json is a
-      // copy. Read before the transport starts: a log the guard cannot trust stops the start here.
+      // The validator set of each height comes from the chain's state (staking moves it at epoch
+      // boundaries), so every node keeps its key's guard: it signs at the heights whose set holds
+      // its key and follows at the others. The guard's records travel in the WAL (one fdatasync
+      // per signature); sign_state.json is a copy. Read before the transport starts: a log the
+      // guard cannot trust stops the start here.
       const wal = new FileWal(join(config.dataDir, 'consensus.wal'));
       let guard: SignGuard | null = null;
       try {
-        if (validators.has(key.publicKey)) guard = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false })));
+        guard = new SignGuard(key, new WalGuardStore(wal, new FileGuardStore(join(config.dataDir, 'sign_state.json'), { sync: false })));
       } catch (err) {
         throw new NodeStartError(`cannot tell what this validator's key signed last, so it will not sign: ${(err as Error).message}`);
       }
@@ -362,7 +363,6 @@ export class SvcNode {
       cleanups.push(() => started.stop());
       engine = new BftEngine(chain, {
         chainId: genesis.file.chainId,
-        validators,
         guard,
         wal,
         transport,
@@ -498,6 +498,8 @@ export class SvcNode {
     const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
     const oracleTimer = feeder === null ? null : setInterval(() => {
       if (fatal !== null) return;
+      // Only validators of the current set publish (staking may add or remove this node's key).
+      if (!exchange.state.validators().some((v) => v.pubKey === key.publicKey)) return;
       const prices = feeder.prices(exchange);
       if (prices === null) return;
       submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));

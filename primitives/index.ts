@@ -4,3 +4,4 @@ export * from './bytes.ts';
 export * from './canonical-json.ts';
 export * from './crypto.ts';
 export * from './eip712.ts';
+export * from './ed25519.ts';

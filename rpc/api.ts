@@ -58,6 +58,9 @@ export interface NodeApi {
   extraAgents(user: Address): ReturnType<typeof views.extraAgents>;
   subAccounts(user: Address): ReturnType<typeof views.subAccounts>;
   userRateLimit(user: Address): ReturnType<typeof views.userRateLimit>;
+  delegatorSummary(user: Address): ReturnType<typeof views.delegatorSummary>;
+  delegations(user: Address): ReturnType<typeof views.delegations>;
+  validatorSummaries(): ReturnType<typeof views.validatorSummaries>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
   openOrders(user: Address): OrderView[];

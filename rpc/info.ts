@@ -56,6 +56,9 @@ const HANDLERS: Record<string, InfoHandler> = {
   extraAgents: (api, body) => api.extraAgents(requireAddress(body, 'user')),
   subAccounts: (api, body) => api.subAccounts(requireAddress(body, 'user')),
   userRateLimit: (api, body) => api.userRateLimit(requireAddress(body, 'user')),
+  delegatorSummary: (api, body) => api.delegatorSummary(requireAddress(body, 'user')),
+  delegations: (api, body) => api.delegations(requireAddress(body, 'user')),
+  validatorSummaries: (api) => api.validatorSummaries(),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
@@ -82,7 +85,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 };
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
-const PLANNED = new Set(['referral', 'delegatorSummary']);
+const PLANNED = new Set(['referral']);
 
 type Fill = Awaited<ReturnType<NodeApi['userFills']>>[number];
 

@@ -43,13 +43,13 @@ t.test('four engines agree, survive one stopped validator, halt without two, res
   const hub = new Hub();
   const keys = [0, 1, 2, 3].map((i) => validatorKeyFromSeed(keccak256(utf8(`bft-engine-${i}`))));
   const validators = new ValidatorSet(keys.map((k) => ({ publicKey: k.publicKey, power: 1 })));
-  const members: Member[] = keys.map((key, i) => ({ key, app: new MemoryApp(), guardStore: new MemoryGuardStore(), walPath: join(dir, `wal-${i}`), engine: null }));
+  const members: Member[] = keys.map((key, i) => ({ key, app: new MemoryApp(validators), guardStore: new MemoryGuardStore(), walPath: join(dir, `wal-${i}`), engine: null }));
   const start = (i: number, onSyncProgress?: (h: number, target: number) => void): void => {
     const m = members[i]!;
     const id = String(i);
     hub.up.add(id);
     m.engine = new BftEngine(m.app, {
-      chainId: CHAIN, validators, guard: new SignGuard(m.key, m.guardStore), wal: new FileWal(m.walPath), transport: hub.transport(id),
+      chainId: CHAIN, guard: new SignGuard(m.key, m.guardStore), wal: new FileWal(m.walPath), transport: hub.transport(id),
       timeouts: { proposeMs: 400, proposeDeltaMs: 100, prevoteMs: 100, prevoteDeltaMs: 100, precommitMs: 100, precommitDeltaMs: 100 },
       now: () => Date.now(), batchDelayMs: 1, emptyBlockIntervalMs: 50, maxBlockTxs: 100, maxBlockBytes: 1 << 20,
       maxClockDriftMs: 1000, tickMs: 100, evidenceMaxAge: 100, onFatal: (e) => t.fail(String(e)),

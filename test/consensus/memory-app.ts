@@ -1,6 +1,6 @@
 // An in-memory BftApp for engine tests: blocks in an array, app hash chained over block hashes.
 import {
-  evidenceKey, headerHash, type BftApp, type Block, type Commit, type CommittedHead,
+  evidenceKey, headerHash, type BftApp, type Block, type Commit, type CommittedHead, type ValidatorSet,
 } from '../../consensus/index.ts';
 import { bytesToHex, concatBytes, hexToBytes, keccak256 } from '../../primitives/index.ts';
 
@@ -10,6 +10,9 @@ export class MemoryApp implements BftApp {
   last: CommittedHead = { height: 0, hash: `0x${'00'.repeat(32)}`, time: Date.now() - 1000, appHash: `0x${'11'.repeat(32)}` };
   private committed = new Set<string>();
   private waiters: (() => void)[] = [];
+  /** One set for every height. */
+  constructor(readonly validators: ValidatorSet) {}
+  validatorSet(): ValidatorSet { return this.validators; }
   head(): CommittedHead { return this.last; }
   reapTxs(): Uint8Array[] { throw new Error('the BFT engine does not reap'); }
   pendingTxs(): number { return this.pool.length; }

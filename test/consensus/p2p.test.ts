@@ -30,13 +30,13 @@ t.test('four validators over libp2p', async (t) => {
   const keys = [0, 1, 2, 3].map((i) => validatorKeyFromSeed(keccak256(utf8(`p2p-validator-${i}`))));
   const validators = new ValidatorSet(keys.map((k) => ({ publicKey: k.publicKey, power: 1 })));
   const members: Member[] = keys.map((key, i) => ({
-    key, seed: keccak256(utf8(`p2p-node-${i}`)), app: new MemoryApp(), guard: new MemoryGuardStore(), wal: join(dir, `wal-${i}`), engine: null, net: null,
+    key, seed: keccak256(utf8(`p2p-node-${i}`)), app: new MemoryApp(validators), guard: new MemoryGuardStore(), wal: join(dir, `wal-${i}`), engine: null, net: null,
   }));
   const start = async (i: number, peers: string[]): Promise<void> => {
     const m = members[i]!;
     m.net = await Libp2pTransport.start({ chainId: 3, nodeKeySeed: m.seed, listen: '/ip4/127.0.0.1/tcp/0', peers, redialMs: 200 });
     m.engine = new BftEngine(m.app, {
-      chainId: 3, validators, guard: new SignGuard(m.key, m.guard), wal: new FileWal(m.wal), transport: m.net,
+      chainId: 3, guard: new SignGuard(m.key, m.guard), wal: new FileWal(m.wal), transport: m.net,
       timeouts: { proposeMs: 500, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
       now: () => Date.now(), batchDelayMs: 1, emptyBlockIntervalMs: 50, maxBlockTxs: 100, maxBlockBytes: 1 << 20,
       maxClockDriftMs: 1000, tickMs: 200, evidenceMaxAge: 100, onFatal: (e) => t.fail(String(e)),

@@ -55,6 +55,12 @@ export interface ClusterOptions {
   readonly maxClockDriftMs?: number;
   /** Log of what happened, kept only when asked (replay of a failing seed). */
   readonly trace?: boolean;
+  /**
+   * The validator set of each height by node index (what staking gives a real chain: a function
+   * of the chain before the height). Every node then holds a sign guard and signs where the set
+   * lists it. Absent: the `n` validators with power 1 at every height.
+   */
+  readonly setAt?: (height: number) => readonly { readonly node: number; readonly power: number }[];
 }
 
 export class SimNode implements ReplicaHost {
@@ -103,7 +109,7 @@ export class SimNode implements ReplicaHost {
     this.c.net.resetNode(this.id);
     this.rebuildApp();
     this.replica = new Replica(this, {
-      chainId: CHAIN_ID, guard: this.validator ? new SignGuard(this.key, new WalGuardStore(this.wal)) : null, wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
+      chainId: CHAIN_ID, guard: this.validator || this.c.opts.setAt !== undefined ? new SignGuard(this.key, new WalGuardStore(this.wal)) : null, wal: this.wal, timeouts: this.c.opts.timeouts ?? SIM_TIMEOUTS,
     });
     this.replica.start(this.head.height + 1);
     this.scheduleTick();
@@ -173,15 +179,15 @@ export class SimNode implements ReplicaHost {
 
   // ReplicaHost
 
-  validatorSet(): ValidatorSet {
-    return this.c.validators;
+  validatorSet(height: number): ValidatorSet {
+    return this.c.validatorsAt(height);
   }
 
   checkValue(height: number, payload: Uint8Array): { valueId: string; valid: boolean } | null {
     const block = decodeBlock(payload);
     if (block === null) return null;
     const valid = height === this.head.height + 1 && checkBlock(block, {
-      chainId: CHAIN_ID, parent: this.head, validators: this.c.validators, now: this.now,
+      chainId: CHAIN_ID, parent: this.head, validators: this.c.validatorsAt(height), now: this.now,
       maxClockDriftMs: this.c.opts.maxClockDriftMs ?? 500, evidenceMaxAge: 100, evidenceCommitted: (k) => this.committedEvidence.has(k),
     }) === null;
     return { valueId: headerHash(block.header), valid };
@@ -312,6 +318,19 @@ export class Cluster {
 
   get now(): number {
     return this.sched.now;
+  }
+
+  private readonly sets = new Map<string, ValidatorSet>();
+
+  /** The set of a height: `opts.setAt`'s, else the fixed one. */
+  validatorsAt(height: number): ValidatorSet {
+    const setAt = this.opts.setAt;
+    if (setAt === undefined) return this.validators;
+    const list = setAt(height).map((v) => ({ publicKey: (this.nodes[v.node] as SimNode).key.publicKey, power: v.power }));
+    const key = JSON.stringify(list);
+    let set = this.sets.get(key);
+    if (set === undefined) this.sets.set(key, (set = new ValidatorSet(list)));
+    return set;
   }
 
   log(line: string): void {
