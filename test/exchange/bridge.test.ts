@@ -155,7 +155,7 @@ t.test('snapshots keep chains, votes, deposits, withdrawals and signatures', asy
   t.same([...restored.state.bridge.withdrawals.values()][0]!.signatures, w.signatures);
 });
 
-t.test('property: deposits, withdrawals, signatures, payouts and refunds conserve USDC; refused input changes nothing', async (t) => {
+t.test('property: deposits, transfers, withdrawals, signatures, payouts and refunds conserve USDC; refused input changes nothing', async (t) => {
   const seed = replaySeed(t, 20261125);
   const op = fc.oneof(
     fc.record({ kind: fc.constant('deposit' as const), id: fc.nat(30), user: fc.nat(4), amount: fc.bigInt(0n, 10n ** 12n), voters: fc.subarray([0, 1, 2, 3]) }),
@@ -164,6 +164,7 @@ t.test('property: deposits, withdrawals, signatures, payouts and refunds conserv
     fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), paid: fc.boolean(), voters: fc.subarray([0, 1, 2, 3]) }),
     fc.record({ kind: fc.constant('garbage' as const), voter: fc.nat(3), item: fc.anything() }),
     fc.record({ kind: fc.constant('time' as const), seconds: fc.integer({ min: 1, max: 200_000 }) }),
+    fc.record({ kind: fc.constant('transfer' as const), from: fc.nat(4), to: fc.nat(4), amount: fc.constantFrom('0.01', '5', '250', '1000000', '-1', '0') }),
   );
   fc.assert(fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
     const h = harness();
@@ -196,6 +197,8 @@ t.test('property: deposits, withdrawals, signatures, payouts and refunds conserv
         if (out.outcome !== null && out.outcome.applied === 0 && out.outcome.noted === 0 && contentHash(h) !== before) {
           throw new Error(`refused garbage changed the state: ${JSON.stringify(o.item)}`);
         }
+      } else if (o.kind === 'transfer') {
+        h.tx(users[o.from]!, { type: 'usdTransfer', destination: users[o.to]!, amount: o.amount });
       } else h.idle(o.seconds * 1000);
       if (usdcTotal(h.ex.state) !== total) throw new Error(`USDC not conserved after ${JSON.stringify(o, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
       for (const a of h.ex.state.accounts.values()) if (a.usdc < 0n) throw new Error(`negative balance ${a.address}`);
