@@ -2,56 +2,21 @@
 // libp2p on loopback): orders sent to different nodes end up in the same blocks, books and
 // balances everywhere; one stopped validator does not stop the chain, two do; restarted
 // validators resume and catch up.
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import t from 'tap';
-import { generateValidatorKey, headerHash, peerIdOfSeed } from '../../consensus/index.ts';
+import { headerHash } from '../../consensus/index.ts';
 import { devnetGenesis } from '../../genesis/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode, type NodeConfig } from '../../node/index.ts';
-import { Client, limit, orderAction, tempDir, wallets } from '../support/node.ts';
+import { SvcNode } from '../../node/index.ts';
+import { loopbackNetwork, until } from '../support/network.ts';
+import { Client, limit, orderAction, wallets } from '../support/node.ts';
 
 const [alice, bob] = wallets as [typeof wallets[0], typeof wallets[0]];
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 t.test('four validators: same blocks, books and balances; one down continues, two down halts, restart resumes', async (t) => {
-  const root = await tempDir();
-  t.teardown(() => rm(root, { recursive: true, force: true }));
   const n = 4;
-  const keys = Array.from({ length: n }, () => generateValidatorKey());
-  const seeds = Array.from({ length: n }, () => randomBytes(32));
-  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
-  const peers = await Promise.all(seeds.map(async (s, i) => `/ip4/127.0.0.1/tcp/${ports[i]}/p2p/${await peerIdOfSeed(s)}`));
-  const genesis = { ...devnetGenesis(), validators: keys.map((k) => ({ pubKey: k.publicKey, power: 1 })) };
-  const dirs = keys.map((_, i) => join(root, `node${i}`));
-  for (let i = 0; i < n; i++) {
-    await mkdir(dirs[i]!, { recursive: true });
-    await writeFile(join(dirs[i]!, 'validator_key.pem'), keys[i]!.exportPem());
-    await writeFile(join(dirs[i]!, 'node_key.hex'), seeds[i]!.toString('hex'));
-  }
+  const net = await loopbackNetwork(t, n, (keys) => ({ ...devnetGenesis(), validators: keys.map((k) => ({ pubKey: k.publicKey, power: 1 })) }));
+  const { keys } = net;
   const nodes: (SvcNode | null)[] = Array.from({ length: n }, () => null);
-  const config = (i: number): NodeConfig => ({
-    ...DEFAULT_NODE_CONFIG, genesis, dataDir: dirs[i]!, restPort: 0, wsPort: null, log: () => {}, oracleIntervalMs: 0, signerWorkers: 0,
-    emptyBlockIntervalMs: 200,
-    timeouts: { proposeMs: 1000, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
-    p2p: { listen: `/ip4/127.0.0.1/tcp/${ports[i]}`, peers: peers.filter((_, j) => j !== i) },
-  });
+  const config = net.config;
   const start = async (i: number) => { nodes[i] = await SvcNode.start(config(i)); };
   const stop = async (i: number) => { await nodes[i]?.stop(); nodes[i] = null; };
   t.teardown(async () => { for (let i = 0; i < n; i++) await stop(i); });

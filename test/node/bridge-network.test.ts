@@ -2,32 +2,30 @@
 // against anvil: validators register the chain and attest a deposit made with ethers, which every
 // node credits once; each validator signs a withdrawal, one submits it, and it comes out on anvil
 // once; a validator stopped and restarted between the steps credits and releases nothing twice.
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, type BaseContract } from 'ethers';
 import t from 'tap';
 import { compileContracts } from '../../contracts/index.ts';
-import { generateValidatorKey, peerIdOfSeed } from '../../consensus/index.ts';
+import type { ValidatorKey } from '../../consensus/index.ts';
 import { devnetGenesis } from '../../genesis/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type NodeConfig } from '../../node/index.ts';
-import { freePort, startAnvil, until } from '../support/anvil.ts';
-import { Client, tempDir } from '../support/node.ts';
+import { SvcNode, bridgeSignerKey, type NodeConfig } from '../../node/index.ts';
+import { startAnvil } from '../support/anvil.ts';
+import { loopbackNetwork, until } from '../support/network.ts';
+import { Client } from '../support/node.ts';
 
 const DEV0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 t.test('four validators: a deposit credited once everywhere, a withdrawal released once, across a restart', async (t) => {
   const anvil = await startAnvil(t);
   const provider = new JsonRpcProvider(anvil.url, anvil.chainId, { staticNetwork: true });
-  const root = await tempDir();
-  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const genesisOf = (keys: readonly ValidatorKey[]) => ({
+    ...devnetGenesis(), network: 'testnet' as const, auth: { literalNonceBinding: false },
+    validators: keys.map((k) => ({ pubKey: k.publicKey, power: 1, bridgeSigner: bridgeSignerKey(k).address })),
+  });
+  const chainId = devnetGenesis().chainId;
   const n = 4;
-  const keys = Array.from({ length: n }, () => generateValidatorKey());
+  const net = await loopbackNetwork(t, n, genesisOf);
+  const keys = net.keys;
   const signers = keys.map((k) => bridgeSignerKey(k).address);
-  const seeds = Array.from({ length: n }, () => randomBytes(32));
-  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
-  const peers = await Promise.all(seeds.map(async (s, i) => `/ip4/127.0.0.1/tcp/${ports[i]}/p2p/${await peerIdOfSeed(s)}`));
-  const genesis = { ...devnetGenesis(), network: 'testnet' as const, auth: { literalNonceBinding: false }, validators: keys.map((k, i) => ({ pubKey: k.publicKey, power: 1, bridgeSigner: signers[i]! })) };
 
   // The operator deploys USDC and the bridge with the validators' signers; the signers get gas.
   const deployer = new NonceManager(new Wallet(DEV0, provider));
@@ -38,7 +36,7 @@ t.test('four validators: a deposit credited once everywhere, a withdrawal releas
   // validators bring the contract to today's set themselves.
   const initial = sorted.filter((s) => s !== signers[3]);
   const bridge = (await (await new ContractFactory(c.SvcBridge.abi as never, c.SvcBridge.bytecode, deployer)
-    .deploy(await usdc.getAddress(), genesis.chainId, initial, initial.map(() => 1))).waitForDeployment()) as BaseContract & Contract;
+    .deploy(await usdc.getAddress(), chainId, initial, initial.map(() => 1))).waitForDeployment()) as BaseContract & Contract;
   const contract = (await bridge.getAddress()).toLowerCase();
   for (const s of signers) await anvil.rpc('anvil_setBalance', [s, '0x8ac7230489e80000']);
   const user = new Wallet(Wallet.createRandom().privateKey, provider);
@@ -46,21 +44,8 @@ t.test('four validators: a deposit credited once everywhere, a withdrawal releas
   await anvil.rpc('anvil_setBalance', [user.address, '0x8ac7230489e80000']);
   await (await usdc.getFunction('mint')(user.address, 1_000_000_000n)).wait();
 
-  const dirs = keys.map((_, i) => join(root, `node${i}`));
-  for (let i = 0; i < n; i++) {
-    await mkdir(dirs[i]!, { recursive: true });
-    await writeFile(join(dirs[i]!, 'validator_key.pem'), keys[i]!.exportPem());
-    await writeFile(join(dirs[i]!, 'node_key.hex'), seeds[i]!.toString('hex'));
-  }
   const nodes: (SvcNode | null)[] = Array.from({ length: n }, () => null);
-  const config = (i: number): NodeConfig => ({
-    ...DEFAULT_NODE_CONFIG, genesis, dataDir: dirs[i]!, restPort: 0, wsPort: null, rpcPort: null, log: () => {}, oracleIntervalMs: 0, signerWorkers: 0,
-    emptyBlockIntervalMs: 200,
-    timeouts: { proposeMs: 1000, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
-    p2p: { listen: `/ip4/127.0.0.1/tcp/${ports[i]}`, peers: peers.filter((_, j) => j !== i) },
-    bridgeChains: [{ url: anvil.url, chainId: anvil.chainId, confirmations: 1, contract }],
-    bridgePollMs: 200,
-  });
+  const config = (i: number): NodeConfig => ({ ...net.config(i), bridgeChains: [{ url: anvil.url, chainId: anvil.chainId, confirmations: 1, contract }], bridgePollMs: 200 });
   const start = async (i: number) => { nodes[i] = await SvcNode.start(config(i)); };
   const stop = async (i: number) => { await nodes[i]?.stop(); nodes[i] = null; };
   t.teardown(async () => { for (let i = 0; i < n; i++) await stop(i); });

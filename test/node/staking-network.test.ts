@@ -5,64 +5,29 @@
 // as the set holds four). Blocks keep committing through the change, the joined node signs, the
 // one that left does not, and quorums follow the power: with the two smallest validators
 // stopped, the other two still hold more than 2/3 of it.
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import t from 'tap';
-import { generateValidatorKey, headerHash, peerIdOfSeed, type ValidatorKey } from '../../consensus/index.ts';
+import { headerHash, type ValidatorKey } from '../../consensus/index.ts';
 import { registrationBytes } from '../../exchange/index.ts';
 import { devnetGenesis } from '../../genesis/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode, type NodeConfig } from '../../node/index.ts';
-import { Client, tempDir, wallets } from '../support/node.ts';
+import { SvcNode } from '../../node/index.ts';
+import { loopbackNetwork, until } from '../support/network.ts';
+import { Client, wallets } from '../support/node.ts';
 
 const UNIT = 100_000_000;
 const EPOCH = 5;
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 t.test('stake moves at an epoch boundary: a validator joins, one leaves, power changes, blocks keep committing', async (t) => {
-  const root = await tempDir();
-  t.teardown(() => rm(root, { recursive: true, force: true }));
   const n = 5;
-  const keys: ValidatorKey[] = Array.from({ length: n }, () => generateValidatorKey());
-  const seeds = Array.from({ length: n }, () => randomBytes(32));
-  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
-  const peers = await Promise.all(seeds.map(async (s, i) => `/ip4/127.0.0.1/tcp/${ports[i]}/p2p/${await peerIdOfSeed(s)}`));
   const operators = wallets.slice(0, 4).map((w) => w.address.toLowerCase());
-  const genesis = {
+  const net = await loopbackNetwork(t, n, (keys) => ({
     ...devnetGenesis(),
     // Validators 0-3 at genesis, 1 SVC each, owned by dev accounts 0-3; node 4 starts as a full node.
     validators: keys.slice(0, 4).map((k, i) => ({ pubKey: k.publicKey, power: 1, operator: operators[i] as string })),
     staking: { token: 'SVC', epochBlocks: EPOCH, minStake: '1', maxValidators: 4, unbondingDelayMs: 1000, delegationLockMs: 0 },
-  };
-  const dirs = keys.map((_, i) => join(root, `node${i}`));
-  for (let i = 0; i < n; i++) {
-    await mkdir(dirs[i]!, { recursive: true });
-    await writeFile(join(dirs[i]!, 'validator_key.pem'), keys[i]!.exportPem());
-    await writeFile(join(dirs[i]!, 'node_key.hex'), seeds[i]!.toString('hex'));
-  }
+  }), { emptyBlockIntervalMs: 100 });
+  const keys: readonly ValidatorKey[] = net.keys;
   const nodes: (SvcNode | null)[] = Array.from({ length: n }, () => null);
-  const config = (i: number): NodeConfig => ({
-    ...DEFAULT_NODE_CONFIG, genesis, dataDir: dirs[i]!, restPort: 0, wsPort: null, rpcPort: null, log: () => {}, oracleIntervalMs: 0, signerWorkers: 0,
-    emptyBlockIntervalMs: 100,
-    timeouts: { proposeMs: 1000, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
-    p2p: { listen: `/ip4/127.0.0.1/tcp/${ports[i]}`, peers: peers.filter((_, j) => j !== i) },
-  });
+  const config = net.config;
   const stop = async (i: number) => { await nodes[i]?.stop(); nodes[i] = null; };
   t.teardown(async () => { for (let i = 0; i < n; i++) await stop(i); });
   await Promise.all(keys.map(async (_, i) => { nodes[i] = await SvcNode.start(config(i)); }));
@@ -76,7 +41,7 @@ t.test('stake moves at an epoch boundary: a validator joins, one leaves, power c
   const ok = { status: 'ok', response: { type: 'default' } };
   const [w4, w5] = [wallets[4]!, wallets[5]!];
   const k4 = keys[4]!;
-  const signature = k4.sign(registrationBytes(genesis.chainId, w4.address.toLowerCase(), k4.publicKey));
+  const signature = k4.sign(registrationBytes(devnetGenesis().chainId, w4.address.toLowerCase(), k4.publicKey));
   t.same((await client(0).exchange(w4, { type: 'registerValidator', pubKey: k4.publicKey, signature, name: 'joiner' })).body, ok);
   t.same((await client(1).exchange(w4, { type: 'cDeposit', wei: 10 * UNIT })).body, ok);
   t.same((await client(2).exchange(w4, { type: 'tokenDelegate', validator: k4.publicKey, wei: 10 * UNIT, isUndelegate: false })).body, ok);
