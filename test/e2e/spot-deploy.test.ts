@@ -3,41 +3,16 @@
 // clean restart (snapshot) and a SIGKILL (replay); a WebSocket post of spotDeploy is refused.
 import { rm } from 'node:fs/promises';
 import t from 'tap';
-import WebSocket from 'ws';
 import { Client, limit, nextNonce, orderAction, startNode, tempDir, wallets } from '../support/node.ts';
 import { spawnDevnet } from '../support/process.ts';
 import { signRequest } from '../support/signing.ts';
+import { connect } from '../support/ws.ts';
 
 const [alice, bob] = wallets as [typeof wallets[0], typeof wallets[0]];
 const A = alice.address.toLowerCase();
 const B = bob.address.toLowerCase();
 const TOKEN = { type: 'spotDeploy', deployType: 'token', tokenName: 'MEME', szDecimals: 1, weiDecimals: 18, initialSupply: '1000000' };
 const PAIR = { type: 'spotDeploy', deployType: 'pair', baseToken: 10002, quoteToken: 10000, initialPrice: '0.05' };
-
-/** A WebSocket client that keeps every message and waits (bounded) for one matching a predicate. */
-async function connect(url: string) {
-  const ws = new WebSocket(url);
-  const inbox: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
-  ws.on('message', (data) => inbox.push(JSON.parse(data.toString())));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  return {
-    ws,
-    send: (m: unknown) => ws.send(JSON.stringify(m)),
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    async next(pred: (m: any) => boolean, timeoutMs = 5000): Promise<any> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const i = inbox.findIndex(pred);
-        if (i >= 0) return inbox.splice(i, 1)[0];
-        if (Date.now() > deadline) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(inbox).slice(0, 500)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-  };
-}
 
 async function listing(client: Client) {
   return {

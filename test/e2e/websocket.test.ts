@@ -4,42 +4,11 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { limit, nextNonce, orderAction, startNode, wallets } from '../support/node.ts';
 import { signRequest } from '../support/signing.ts';
+import { connect } from '../support/ws.ts';
 
 const [alice, bob] = wallets as [typeof wallets[0], typeof wallets[0]];
 const A = alice.address.toLowerCase();
 const B = bob.address.toLowerCase();
-
-/** A client that collects messages and waits (bounded) for one matching a predicate. */
-async function connect(url: string) {
-  const ws = new WebSocket(url);
-  const inbox: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const waiters: (() => void)[] = [];
-  ws.on('message', (data) => {
-    inbox.push(JSON.parse(data.toString()));
-    waiters.splice(0).forEach((w) => w());
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  return {
-    ws,
-    send: (m: unknown) => ws.send(JSON.stringify(m)),
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    async next(pred: (m: any) => boolean, timeoutMs = 5000): Promise<any> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const i = inbox.findIndex(pred);
-        if (i >= 0) return inbox.splice(i, 1)[0];
-        if (Date.now() > deadline) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(inbox).slice(0, 500)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
-    },
-  };
-}
 
 t.test('posts, subscriptions fed by blocks, ping, errors', async (t) => {
   const { node, client } = await startNode(t);
