@@ -179,6 +179,22 @@ export async function runKeys(argv: string[], out: (line: string) => void): Prom
   }
 }
 
+/** Refuses a malformed `bridgeChains` in config.json with the entry and field named (a relayer would otherwise never scan). */
+function checkBridgeChains(chains: unknown): void {
+  if (chains === undefined) return;
+  if (!Array.isArray(chains)) throw new UsageError('config.json: bridgeChains must be an array');
+  chains.forEach((c: Record<string, unknown>, i) => {
+    const at = `config.json: bridgeChains[${i}]`;
+    if (typeof c !== 'object' || c === null) throw new UsageError(`${at} must be an object`);
+    if (typeof c.url !== 'string' || !/^https?:\/\/.+/.test(c.url)) throw new UsageError(`${at}.url must be an http(s) JSON-RPC URL`);
+    if (typeof c.confirmations !== 'number' || !Number.isSafeInteger(c.confirmations) || c.confirmations < 1) throw new UsageError(`${at}.confirmations must be a whole number of blocks, at least 1`);
+    if (c.contract !== undefined && (typeof c.contract !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(c.contract))) throw new UsageError(`${at}.contract must be a 20-byte hex address`);
+    for (const k of ['chainId', 'fromBlock'] as const) {
+      if (c[k] !== undefined && (typeof c[k] !== 'number' || !Number.isSafeInteger(c[k]) || (c[k] as number) < 0)) throw new UsageError(`${at}.${k} must be a non-negative integer`);
+    }
+  });
+}
+
 /** A progress bar on a terminal while the node catches up; a line now and then otherwise. */
 function syncProgress(out: (line: string) => void): (height: number, target: number) => void {
   const tty = process.stdout.isTTY === true;
@@ -204,6 +220,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
   const home = resolve(v.home as string);
   const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8')) as HomeConfig;
   const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
+  checkBridgeChains(config.bridgeChains);
   const node = await SvcNode.start({
     ...DEFAULT_NODE_CONFIG,
     dataDir: home,

@@ -26,6 +26,12 @@ export const VOTE_TTL_MS = 24 * 3_600_000;
 export const MAX_PENDING_VOTES = 10_000;
 /** Final withdrawals stay readable in state this long (block time), then leave it. */
 export const FINAL_WITHDRAWAL_RETENTION_MS = 7 * 86_400_000;
+/** A bridge transaction counts within this long (ms) of the block time, either way. */
+export const BRIDGE_TX_WINDOW_MS = 120_000;
+/** Signers in a contract's validator set at most (a claim carrying a set stays small). */
+export const MAX_SET_SIGNERS = 200;
+/** Claims carrying a validator set (chain, setUpdated) one validator may have waiting for a quorum. */
+export const MAX_PENDING_SET_VOTES = 16;
 /** Items (claims and signatures) in one bridge system transaction at most. */
 export const MAX_BRIDGE_ITEMS = 1000;
 
@@ -176,7 +182,8 @@ export function validatorSetDigest(serviceChainId: number, chain: Pick<BridgeCha
  * in ascending signer order; null when the contract holds it already.
  */
 export function wantedSet(state: ExchangeState, chain: BridgeChain): ContractSet | null {
-  const list = state.validators().filter((v) => v.bridgeSigner !== undefined)
+  const seen = new Set<Address>();
+  const list = state.validators().filter((v) => v.bridgeSigner !== undefined && !seen.has(v.bridgeSigner) && seen.add(v.bridgeSigner))
     .map((v) => ({ signer: v.bridgeSigner as Address, power: v.power }))
     .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
   const same = list.length === chain.set.signers.length && list.every((x, i) => x.signer === chain.set.signers[i] && x.power === chain.set.powers[i]);
@@ -280,6 +287,8 @@ export interface WithdrawalSignature {
 /** One validator's bridge system transaction (its ed25519 signature checked by the node). */
 export interface BridgeSubmission {
   readonly validator: string;
+  /** The validator's clock when it sent it (ms): refused outside BRIDGE_TX_WINDOW_MS of the block time, so old ones cannot be replayed. */
+  readonly time: number;
   readonly claims: readonly unknown[];
   readonly signatures: readonly unknown[];
 }
@@ -298,7 +307,9 @@ function parseSet(v: unknown): ContractSet | string {
   if (typeof v !== 'object' || v === null) return 'set {nonce, signers, powers}';
   const { nonce, signers, powers } = v as Record<string, unknown>;
   if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) return 'set.nonce';
-  if (!Array.isArray(signers) || !Array.isArray(powers) || signers.length === 0 || signers.length !== powers.length || signers.length > 1000) return 'set.signers and set.powers';
+  if (!Array.isArray(signers) || !Array.isArray(powers) || signers.length === 0 || signers.length !== powers.length || signers.length > MAX_SET_SIGNERS) {
+    return `set.signers and set.powers: 1 to ${MAX_SET_SIGNERS} of each`;
+  }
   let last = -1n;
   for (const s of signers) {
     if (!isAddress(s) || BigInt(s) <= last) return 'set.signers: ascending addresses';
@@ -354,7 +365,8 @@ function claimState(state: ExchangeState, c: BridgeClaim): 'open' | 'done' | str
     case 'setUpdated': {
       const chain = b.chains.get(c.chainId);
       if (chain === undefined) return `chain ${c.chainId} has no bridge`;
-      return c.set.nonce > chain.set.nonce ? 'open' : 'done';
+      if (c.set.nonce <= chain.set.nonce) return 'done';
+      return c.set.nonce === chain.set.nonce + 1 ? 'open' : `validator set ${c.set.nonce} is not the next one (${chain.set.nonce + 1}) of chain ${c.chainId}`;
     }
     case 'deposit':
       if (!b.chains.has(c.chainId)) return `chain ${c.chainId} has no bridge`;
@@ -412,10 +424,16 @@ function applyClaim(state: ExchangeState, c: BridgeClaim): void {
   }
 }
 
-function pendingVotesOf(state: ExchangeState, validator: string): number {
-  let n = 0;
-  for (const v of state.bridge.votes.values()) if (v.voters.includes(validator)) n++;
-  return n;
+/** Attestations of `validator` waiting for a quorum: all of them, and those carrying a validator set. */
+function pendingVotesOf(state: ExchangeState, validator: string): { all: number; sets: number } {
+  let all = 0;
+  let sets = 0;
+  for (const v of state.bridge.votes.values()) {
+    if (!v.voters.includes(validator)) continue;
+    all++;
+    if (v.claim.kind === 'chain' || v.claim.kind === 'setUpdated') sets++;
+  }
+  return { all, sets };
 }
 
 /** Drops stale votes and old final withdrawals. */
@@ -475,12 +493,15 @@ function applySignature(state: ExchangeState, validator: { pubKey: string; bridg
 export function applyBridge(state: ExchangeState, sub: BridgeSubmission): BridgeOutcome | ExchangeError {
   const validator = state.validators().find((v) => v.pubKey === sub.validator);
   if (validator === undefined) return exchangeError('INVALID_ACTION', `unknown validator ${sub.validator}`);
+  if (!Number.isSafeInteger(sub.time) || Math.abs(sub.time - state.time) > BRIDGE_TX_WINDOW_MS) {
+    return exchangeError('INVALID_ACTION', `bridge transaction stamped ${sub.time}, more than ${BRIDGE_TX_WINDOW_MS} ms from the block time ${state.time}`);
+  }
   if (!Array.isArray(sub.claims) || !Array.isArray(sub.signatures) || sub.claims.length + sub.signatures.length > MAX_BRIDGE_ITEMS) {
     return exchangeError('INVALID_ACTION', `a bridge transaction has claims and signatures, at most ${MAX_BRIDGE_ITEMS} items`);
   }
   prune(state);
   const outcome = { applied: 0, noted: 0, refused: [] as string[] };
-  let pending = -1;
+  let pending: { all: number; sets: number } | null = null;
   for (const raw of sub.claims) {
     const claim = parseClaim(raw);
     if (typeof claim === 'string') {
@@ -499,12 +520,14 @@ export function applyBridge(state: ExchangeState, sub: BridgeSubmission): Bridge
     const key = canonicalize(claim);
     let vote = state.bridge.votes.get(key);
     if (vote === undefined) {
-      if (pending < 0) pending = pendingVotesOf(state, validator.pubKey);
-      if (pending >= MAX_PENDING_VOTES) {
-        outcome.refused.push(`validator ${validator.pubKey} has ${MAX_PENDING_VOTES} attestations waiting`);
+      pending ??= pendingVotesOf(state, validator.pubKey);
+      const carriesSet = claim.kind === 'chain' || claim.kind === 'setUpdated';
+      if (pending.all >= MAX_PENDING_VOTES || (carriesSet && pending.sets >= MAX_PENDING_SET_VOTES)) {
+        outcome.refused.push(`validator ${validator.pubKey} has too many attestations waiting`);
         continue;
       }
-      pending++;
+      pending.all++;
+      if (carriesSet) pending.sets++;
       vote = { claim, voters: [], time: state.time };
       state.bridge.votes.set(key, vote);
     }

@@ -183,6 +183,11 @@ export function registerValidator(state: ExchangeState, acct: Account, action: R
   if (s.validators.has(action.pubKey)) return exchangeError('INVALID_ACTION', 'this key is already a registered validator');
   if (s.byOperator.has(acct.address)) return exchangeError('INVALID_ACTION', 'this account already operates a validator');
   if (s.validators.size >= MAX_REGISTERED_VALIDATORS) return exchangeError('INVALID_ACTION', `at most ${MAX_REGISTERED_VALIDATORS} registered validators`);
+  if (action.bridgeSigner !== null) {
+    // A bridge signer is one validator's: another's address would let it pass off that validator's signatures as its own.
+    if (action.bridgeSigner === '0x0000000000000000000000000000000000000000') return exchangeError('INVALID_ACTION', 'the bridge signer is the zero address');
+    for (const v of s.validators.values()) if (v.bridgeSigner === action.bridgeSigner) return exchangeError('INVALID_ACTION', 'this bridge signer belongs to another validator');
+  }
   if (!verifyEd25519(action.pubKey, registrationBytes(cfg.chainId, acct.address, action.pubKey), action.signature)) {
     return exchangeError('INVALID_SIGNATURE', 'the signature does not prove the consensus key');
   }

@@ -54,7 +54,8 @@ function clearinghouseConfig(file: GenesisFile, opts: LoadOptions, funded: Set<A
   const validators = file.validators.length > 0
     ? file.validators.map((v, i) => {
       const bridgeSigner = v.bridgeSigner === undefined ? undefined : normalizeAddress(v.bridgeSigner);
-      check(bridgeSigner !== null, `validator ${i}: bridgeSigner must be a 20-byte hex address`);
+      check(bridgeSigner !== null && bridgeSigner !== '0x0000000000000000000000000000000000000000', `validator ${i}: bridgeSigner must be a non-zero 20-byte hex address`);
+      check(bridgeSigner === undefined || file.validators.filter((w) => w.bridgeSigner?.toLowerCase() === bridgeSigner).length === 1, `validator ${i}: bridgeSigner ${bridgeSigner} is another validator's too`);
       return { pubKey: v.pubKey.toLowerCase(), power: intIn(v.power, 1, 2 ** 31, 'validator power'), ...(bridgeSigner === undefined ? {} : { bridgeSigner }) };
     })
     : opts.localValidator === undefined ? [] : [{ pubKey: opts.localValidator, power: 1, ...(opts.localBridgeSigner === undefined ? {} : { bridgeSigner: opts.localBridgeSigner }) }];
@@ -64,6 +65,8 @@ function clearinghouseConfig(file: GenesisFile, opts: LoadOptions, funded: Set<A
   const withdrawFee = parseScaled(c.withdrawFee ?? '1', USD_DECIMALS);
   check(withdrawFee !== null && withdrawFee >= 0n, 'clearinghouse.withdrawFee must be a non-negative decimal');
   check(withdrawMinimum !== null && withdrawMinimum > withdrawFee, 'clearinghouse.withdrawMinimum must be a decimal above withdrawFee');
+  // Withdrawals pay whole units of the bridged USDC (6 decimals): a finer fee would leave dust the bridge never pays.
+  check(withdrawFee % 100n === 0n && withdrawMinimum % 100n === 0n, 'clearinghouse.withdrawFee and withdrawMinimum have at most 6 decimals (USDC\'s)');
   return {
     validators,
     oracleStalenessMs: intIn(c.oracleStalenessMs, 1000, 86_400_000, 'oracleStalenessMs'),
@@ -87,7 +90,8 @@ function bridgeConfig(file: GenesisFile): BridgeConfig {
     : b.chains.map((c, i) => intIn(c, 1, 2 ** 53 - 1, `bridge.chains[${i}]`));
   return {
     serviceChainId: file.chainId,
-    withdrawalTimeoutSec: intIn(b.withdrawalTimeout ?? 86_400, 60, 30 * 86_400, 'bridge.withdrawalTimeout'),
+    // Validators stop signing 60 s before a deadline: a timeout of minutes leaves payouts time to land.
+    withdrawalTimeoutSec: intIn(b.withdrawalTimeout ?? 86_400, 600, 30 * 86_400, 'bridge.withdrawalTimeout'),
     chains,
   };
 }

@@ -258,7 +258,7 @@ export class Chain implements BftApp {
   private executeSystem(tx: SystemTx): TxResult {
     if (!verifySystemTx(this.chainId, tx)) return { status: 'err', error: exchangeError('INVALID_SIGNATURE') };
     const s = tx.system;
-    if (s.type === 'bridge') return this.exchange.submitBridge({ validator: s.validator, claims: s.claims, signatures: s.signatures }).result;
+    if (s.type === 'bridge') return this.exchange.submitBridge({ validator: s.validator, time: s.time, claims: s.claims, signatures: s.signatures }).result;
     return this.exchange.submitOracle({ validator: s.validator, time: s.time, prices: s.prices });
   }
 

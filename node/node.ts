@@ -423,7 +423,10 @@ export class SvcNode {
       if (fatal !== null) return;
       const system = decodeSystemTx(bytes);
       if (system !== null) {
+        // Only the current validators' own, fresh system transactions: anything else would take block space for nothing.
         if (!verifySystemTx(genesis.file.chainId, system)) return;
+        if (!exchange.state.validators().some((v) => v.pubKey === system.system.validator)) return;
+        if (Math.abs(system.system.time - config.now()) > 120_000) return;
         void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
         engine.notifyTxs();
         return;

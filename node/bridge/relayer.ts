@@ -49,6 +49,12 @@ export interface RelayerDeps {
 
 /** Items not yet in committed state are sent again after this long. */
 const RESEND_MS = 10_000;
+/**
+ * Items this validator's vote or signature is in state for, but that have not applied, are sent
+ * again after this long: a vote dropped after 24 hours comes back, and a quorum that a change of
+ * the validator set completed without a new vote is counted.
+ */
+const REVOTE_MS = 60_000;
 /** A withdrawal with a quorum of signatures is submitted by its designated validator, by any after this long. */
 const PAYOUT_GRACE_MS = 30_000;
 /** Blocks per eth_getLogs request. */
@@ -79,6 +85,7 @@ class ChainWatcher {
   private readonly sigSentAt = new Map<string, number>();
   private readonly paySentAt = new Map<string, number>();
   private readonly signedSeenAt = new Map<string, number>();
+  private readonly payCheckedAt = new Map<string, number>();
   /** The same for validator-set updates, by update (nonce and content). */
   private readonly setSentAt = new Map<string, number>();
   private readonly setSignedAt = new Map<string, number>();
@@ -193,7 +200,7 @@ class ChainWatcher {
         this.outstanding.delete(key);
         continue;
       }
-      if (me !== undefined && !this.voted(o.claim) && now - o.sentAt > RESEND_MS) {
+      if (me !== undefined && now - o.sentAt > (this.voted(o.claim) ? REVOTE_MS : RESEND_MS)) {
         claims.push(o.claim);
         o.sentAt = now;
       }
@@ -205,8 +212,8 @@ class ChainWatcher {
     }
     if (me !== undefined && me.bridgeSigner === this.d.signer.address) {
       for (const w of open) {
-        if (w.signatures.has(me.pubKey) || Math.floor(now / 1000) > w.deadline - SIGN_MARGIN_SEC) continue;
-        if (now - (this.sigSentAt.get(w.withdrawalId) ?? 0) < RESEND_MS) continue;
+        if (w.status !== 'pending' || Math.floor(now / 1000) > w.deadline - SIGN_MARGIN_SEC) continue;
+        if (now - (this.sigSentAt.get(w.withdrawalId) ?? 0) < (w.signatures.has(me.pubKey) ? REVOTE_MS : RESEND_MS)) continue;
         const digest = withdrawalDigest(this.d.serviceChainId, chain, w);
         const sig = new Wallet(this.d.signer.privateKey).signingKey.sign(digest);
         signatures.push({ withdrawalId: w.withdrawalId, signature: sig.serialized });
@@ -216,13 +223,14 @@ class ChainWatcher {
     }
     if (me !== undefined) await this.checkExpiry(chain.contract, confirmed, open, claims);
     if (me !== undefined && me.bridgeSigner === this.d.signer.address) await this.syncValidatorSet(chainId, chain, now, signatures);
-    // Safe to resume after a restart from below the oldest claim this validator has not yet seen land.
+    if (me !== undefined) await this.findPayouts(chain.contract, confirmed, open);
+    // Safe to resume after a restart from below the oldest claim not yet applied in committed state.
     let cursor = this.scanned;
-    for (const o of this.outstanding.values()) if (!this.voted(o.claim) && o.block - 1 < cursor) cursor = o.block - 1;
+    for (const o of this.outstanding.values()) if (o.block - 1 < cursor) cursor = o.block - 1;
     await this.saveCursor(chainId, cursor);
     // Bookkeeping of withdrawals that are final now goes.
     const live = new Set(open.map((w) => w.withdrawalId));
-    for (const m of [this.sigSentAt, this.paySentAt, this.signedSeenAt]) for (const id of m.keys()) if (!live.has(id)) m.delete(id);
+    for (const m of [this.sigSentAt, this.paySentAt, this.signedSeenAt, this.payCheckedAt]) for (const id of m.keys()) if (!live.has(id)) m.delete(id);
     this.send(claims, signatures);
   }
 
@@ -357,6 +365,32 @@ class ChainWatcher {
       this.d.log(`bridge: chain ${chainId}: submitted withdrawal ${id} in ${hash}`);
     } catch (err) {
       this.d.log(`bridge: chain ${chainId}: withdrawal ${id} not submitted: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * A withdrawal the contract paid whose event the scan passed while this node's state did not
+   * know the withdrawal yet (it was catching up): found by its id and attested.
+   */
+  private async findPayouts(contract: string, confirmed: number, open: readonly Withdrawal[]): Promise<void> {
+    const now = this.d.now();
+    for (const w of open) {
+      if (w.status !== 'signed') continue;
+      if ([...this.outstanding.values()].some((o) => o.claim.kind === 'withdrawalPaid' && o.claim.withdrawalId === w.withdrawalId)) continue;
+      if (!this.signedSeenAt.has(w.withdrawalId)) this.signedSeenAt.set(w.withdrawalId, now);
+      const seen = this.signedSeenAt.get(w.withdrawalId) as number;
+      if (now - seen < PAYOUT_GRACE_MS || now - (this.payCheckedAt.get(w.withdrawalId) ?? 0) < RESEND_MS) continue;
+      this.payCheckedAt.set(w.withdrawalId, now);
+      const block = `0x${confirmed.toString(16)}`;
+      const paid = await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData('withdrawn', [w.withdrawalId]) }, block]);
+      if (BigInt(paid) === 0n) continue;
+      const logs = await this.rpc.call<RpcLog[]>('eth_getLogs', [{
+        address: contract, fromBlock: `0x${Math.max(0, this.cfg.fromBlock ?? 0).toString(16)}`, toBlock: block, topics: [WITHDRAWAL_TOPIC, w.withdrawalId],
+      }]);
+      for (const log of logs) {
+        const claim = this.claimOf(this.chainId as number, log);
+        if (claim !== null && claim.kind === 'withdrawalPaid') this.outstanding.set(claimKey(claim), { claim, block: Number(BigInt(log.blockNumber)), sentAt: 0 });
+      }
     }
   }
 

@@ -239,3 +239,17 @@ t.test("the contract's validator set follows the validators: signed by a quorum 
   t.equal(h.ex.state.bridge.setUpdates.size, 0);
   t.equal(wantedSet(h.ex.state, h.ex.state.bridge.chains.get(CHAIN)!), null, 'the contract holds today\'s set');
 });
+
+t.test('stale or replayed bridge transactions, oversized or out-of-order sets, and shared bridge signers are refused', async (t) => {
+  const h = harness();
+  const before = contentHash(h);
+  const out = h.ex.submitBridge({ validator: KEYS[0]!, time: h.time - 200_000, claims: [deposit(0, USERS[0]!, '1')], signatures: [] });
+  t.match(out.result, { status: 'err', error: { message: /more than 120000 ms from the block time/ } });
+  t.equal(contentHash(h), before);
+  const big = { nonce: 1, signers: Array.from({ length: 201 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`), powers: Array.from({ length: 201 }, () => 1) };
+  t.match(h.bridge([{ kind: 'setUpdated', chainId: CHAIN, set: big }], [], KEYS[0]).outcome, { refused: [/1 to 200/] });
+  t.match(h.bridge([{ kind: 'setUpdated', chainId: CHAIN, set: { ...SET, nonce: 5 } }], [], KEYS[0]).outcome, { refused: [/not the next one/] });
+  const shared = genesis();
+  shared.validators[1]!.bridgeSigner = shared.validators[0]!.bridgeSigner;
+  t.throws(() => loadGenesis(shared), /another validator's too/);
+});

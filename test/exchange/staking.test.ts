@@ -350,3 +350,12 @@ t.test('the devnet backstop and balances are untouched by staking', async (t) =>
   c.ok(alice, { type: 'cDeposit', wei: UNIT });
   t.equal(c.state.accounts.get(DEVNET_BACKSTOP)!.usdc, backstop);
 });
+
+t.test("a bridge signer is one validator's: another's, or the zero address, is refused", async (t) => {
+  const c = new Chain();
+  const [k0, k1] = KEYS as [ValidatorKey, ValidatorKey];
+  t.equal(err(c.register(alice, k0, { bridgeSigner: '0x00000000000000000000000000000000000000bb' })), 'ok');
+  t.match(err(c.register(bob, k1, { bridgeSigner: '0x00000000000000000000000000000000000000BB' })), /bridge signer belongs to another validator/);
+  t.match(err(c.register(bob, k1, { bridgeSigner: '0x0000000000000000000000000000000000000000' })), /zero address/);
+  t.equal(err(c.register(bob, k1, { bridgeSigner: '0x00000000000000000000000000000000000000cc' })), 'ok');
+});

@@ -60,7 +60,7 @@ export class Harness {
     this.height += 1;
     this.time += 1;
     this.ex.beginBlock(this.height, this.time);
-    const out = this.ex.submitBridge({ validator, claims, signatures });
+    const out = this.ex.submitBridge({ validator, time: this.time, claims, signatures });
     return { ...out, events: this.ex.endBlock() };
   }
 
