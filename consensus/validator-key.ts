@@ -1,6 +1,6 @@
-// Ed25519 validator keys on node:crypto (native sign and verify). Public KeyObjects are cached:
-// importing a key costs more than verifying with it.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+// Ed25519 validator keys on node:crypto (native sign; verification is primitives' `verifyEd25519`).
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { verifyEd25519 } from '../primitives/index.ts';
 
 export interface ValidatorKey {
   /** Hex of the raw 32-byte public key. */
@@ -41,29 +41,5 @@ export function validatorKeyFromSeed(seed: Uint8Array): ValidatorKey {
   return fromPrivate(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
 }
 
-/** Bound on cached keys; callers verify for validator-set members, so a small cache suffices. */
-const KEY_CACHE_LIMIT = 4096;
-const publicKeys = new Map<string, KeyObject>();
-
-function publicKeyObject(publicKeyHex: string): KeyObject {
-  let key = publicKeys.get(publicKeyHex);
-  if (key === undefined) {
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
-    if (publicKeys.size >= KEY_CACHE_LIMIT) publicKeys.clear();
-    publicKeys.set(publicKeyHex, key);
-  }
-  return key;
-}
-
-const HEX_64 = /^[0-9a-f]{64}$/;
-const HEX_128 = /^[0-9a-f]{128}$/;
-
 /** False for malformed keys or signatures as well as for wrong ones: never throws on input. */
-export function verifyValidatorSignature(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
-  if (!HEX_64.test(publicKeyHex) || !HEX_128.test(signatureHex)) return false;
-  try {
-    return verify(null, message, publicKeyObject(publicKeyHex), Buffer.from(signatureHex, 'hex'));
-  } catch {
-    return false;
-  }
-}
+export const verifyValidatorSignature = verifyEd25519;

@@ -57,10 +57,8 @@ export function usdTransfer(state: ExchangeState, acct: Account, action: UsdTran
   if (systemToken(action.destination) !== null) return exchangeError('INVALID_DESTINATION', `${action.destination} is a system address (linked tokens use spotSend)`);
   const free = availableMargin(state, acct);
   if (amount > free || amount > acct.usdc) return exchangeError('INSUFFICIENT_BALANCE');
-  let dest = state.accounts.get(action.destination);
-  if (dest === undefined) state.accounts.set(action.destination, (dest = new Account(action.destination, 0n)));
   acct.usdc -= amount;
-  dest.usdc += amount;
+  state.activate(action.destination).usdc += amount;
   return null;
 }
 

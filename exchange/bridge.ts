@@ -9,7 +9,7 @@ import {
   bytesToHex, canonicalize, concatBytes, domainSeparator, formatScaled, hexToBytes, isAddress, isHex, keccak256, normalizeAddress,
   parseScaled, recoverAddress, utf8, type Address,
 } from '../primitives/index.ts';
-import { Account } from './account.ts';
+import type { Account } from './account.ts';
 import { USD_DECIMALS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { availableMargin } from './margin.ts';
@@ -132,13 +132,6 @@ export class BridgeState {
     for (const c of this.chains.values()) if (best === undefined || c.chainId < best.chainId) best = c;
     return best;
   }
-
-  /** Withdrawals the bridge owes (debited, not yet paid or refunded), amount plus fee, USD units. */
-  outstanding(): bigint {
-    let total = 0n;
-    for (const w of this.withdrawals.values()) if (w.status === 'pending' || w.status === 'signed') total += w.amount + w.fee;
-    return total;
-  }
 }
 
 // ---- the EIP-712 digest the bridge contract checks ----
@@ -220,7 +213,7 @@ export function signatureSigner(digest: Uint8Array, signature: string): Address 
 
 // ---- quorum arithmetic ----
 
-function powerOf(state: ExchangeState, keys: Iterable<string>): { signed: number; total: number } {
+function signedPower(state: ExchangeState, keys: Iterable<string>): { signed: number; total: number } {
   const set = new Set(keys);
   let signed = 0;
   let total = 0;
@@ -232,7 +225,7 @@ function powerOf(state: ExchangeState, keys: Iterable<string>): { signed: number
 }
 
 function isQuorum(state: ExchangeState, keys: Iterable<string>): boolean {
-  const { signed, total } = powerOf(state, keys);
+  const { signed, total } = signedPower(state, keys);
   return total > 0 && signed * 3 > total * 2;
 }
 
@@ -395,9 +388,7 @@ function applyClaim(state: ExchangeState, c: BridgeClaim): void {
     }
     case 'deposit': {
       const usd = BigInt(c.amount) * TOKEN_UNIT;
-      let acct = state.accounts.get(c.user);
-      if (acct === undefined) state.accounts.set(c.user, (acct = new Account(c.user, 0n)));
-      acct.usdc += usd;
+      state.activate(c.user).usdc += usd;
       b.deposited += usd;
       b.markDeposit(c.chainId, c.depositId);
       return;
@@ -570,20 +561,23 @@ export interface WithdrawalView {
   txHash: string | null;
 }
 
-export function withdrawalView(state: ExchangeState, w: Withdrawal): WithdrawalView {
+/**
+ * Validators' signatures (by public key) with their bridge signers, in ascending signer order as
+ * `SvcBridge` takes them; those of validators no longer in the set (no known signer) are left out.
+ */
+export function orderedSignatures(state: ExchangeState, signatures: ReadonlyMap<string, string>): { signer: string; signature: string }[] {
   const signers = new Map(state.validators().map((v) => [v.pubKey, v.bridgeSigner]));
-  const signatures = [...w.signatures.entries()]
+  return [...signatures.entries()]
     .map(([key, signature]) => ({ signer: signers.get(key) ?? '', signature }))
     .filter((s) => s.signer !== '')
     .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
+}
+
+export function withdrawalView(state: ExchangeState, w: Withdrawal): WithdrawalView {
+  const signatures = orderedSignatures(state, w.signatures);
   return {
     withdrawalId: w.withdrawalId, user: w.user, destination: w.destination, chainId: w.chainId,
     amount: formatScaled(w.amount, USD_DECIMALS), fee: formatScaled(w.fee, USD_DECIMALS), time: w.time, deadline: w.deadline,
     status: w.status, contract: state.bridge.chains.get(w.chainId)?.contract ?? '', signatures, txHash: w.txHash,
   };
-}
-
-/** Hex of the amount a withdrawal pays, in token units (what the contract is called with). */
-export function withdrawalTokenAmount(w: Pick<Withdrawal, 'amount'>): bigint {
-  return toTokenUnits(w.amount);
 }

@@ -6,7 +6,7 @@
 // of the same block. An ERC-20 transfer to the system address on the EVM is credited back out of
 // the escrow after that EVM block. Exchange supply never changes: balances + fees + escrow.
 import { parseScaled, type Address } from '../primitives/index.ts';
-import { Account } from './account.ts';
+import type { Account } from './account.ts';
 import type { SpotSendAction } from './actions.ts';
 import { TOKEN_DECIMALS, USDC_TOKEN_INDEX, type SpotTokenConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
@@ -75,10 +75,8 @@ export function spotSend(state: ExchangeState, acct: Account, action: SpotSendAc
   const systemOf = systemToken(action.destination);
   if (systemOf !== null) return release(state, acct, token, systemOf, units);
   if (units > acct.free(token.index)) return exchangeError('INSUFFICIENT_SPOT_BALANCE', `${token.name} free balance is below ${action.amount}`);
-  let dest = state.accounts.get(action.destination);
-  if (dest === undefined) state.accounts.set(action.destination, (dest = new Account(action.destination, 0n)));
   acct.credit(token.index, -units);
-  dest.credit(token.index, units);
+  state.activate(action.destination).credit(token.index, units);
   return null;
 }
 
@@ -134,7 +132,5 @@ function moveOut(state: ExchangeState, token: number, to: Address, units: bigint
   if (units > escrow) throw new Error(`invariant: escrow of ${token} is ${escrow}, below ${units}`);
   if (escrow === units) state.evmEscrow.delete(token);
   else state.evmEscrow.set(token, escrow - units);
-  let acct = state.accounts.get(to);
-  if (acct === undefined) state.accounts.set(to, (acct = new Account(to, 0n)));
-  acct.credit(token, units);
+  state.activate(to).credit(token, units);
 }

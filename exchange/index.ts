@@ -31,8 +31,8 @@ export { nonceRefusal, NONCES_KEPT } from './nonces.ts';
 export { availableMargin, freeMarginCovers, marginFigures, crossMaintenanceNum, maintenanceNum, maintenanceOf } from './margin.ts';
 export { Account, Position, initialMarginNum } from './account.ts';
 export {
-  BridgeState, withdrawalDigest, validatorSetDigest, wantedSet, contractQuorum, type ContractSet, type SetUpdate, signatureSigner, withdrawalView, withdrawalTokenAmount, claimKey, parseClaim, toTokenUnits,
-  BRIDGE_TOKEN_DECIMALS, MAINNET_BRIDGE_CHAINS, MAX_BRIDGE_ITEMS,
+  BridgeState, withdrawalDigest, validatorSetDigest, wantedSet, contractQuorum, type ContractSet, type SetUpdate, signatureSigner, withdrawalView, orderedSignatures, claimKey, parseClaim, toTokenUnits,
+  BRIDGE_TOKEN_DECIMALS, BRIDGE_TX_WINDOW_MS, MAINNET_BRIDGE_CHAINS, MAX_BRIDGE_ITEMS,
   type BridgeClaim, type BridgeChain, type BridgeOutcome, type BridgeSubmission, type Withdrawal, type WithdrawalStatus, type WithdrawalView,
 } from './bridge.ts';
 export {

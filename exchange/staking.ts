@@ -8,7 +8,7 @@
 // Amounts are token units of 10^-8; power is whole tokens (integers), so every node derives the
 // same set.
 import { canonicalize, utf8, verifyEd25519, type Address } from '../primitives/index.ts';
-import { Account } from './account.ts';
+import type { Account } from './account.ts';
 import type { CDepositAction, CWithdrawAction, RegisterValidatorAction, TokenDelegateAction } from './actions.ts';
 import { TOKEN_DECIMALS, type ExchangeConfig, type OracleValidator, type StakingConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
@@ -238,11 +238,7 @@ export function endStakingBlock(state: ExchangeState): void {
   const s = state.staking;
   let paid = 0;
   while (paid < s.pending.length && (s.pending[paid] as PendingStakeWithdrawal).releaseTime <= state.time) paid++;
-  for (const p of s.pending.splice(0, paid)) {
-    let acct = state.accounts.get(p.user);
-    if (acct === undefined) state.accounts.set(p.user, (acct = new Account(p.user, 0n)));
-    acct.credit(cfg.token, p.amount);
-  }
+  for (const p of s.pending.splice(0, paid)) state.activate(p.user).credit(cfg.token, p.amount);
   if (state.height % cfg.epochBlocks !== 0) return;
   const next = selectValidators(s, cfg);
   if (next.length > 0 && !sameSet(next, s.active)) s.active = next;

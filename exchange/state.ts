@@ -1,6 +1,6 @@
 // The exchange's complete consensus state and the helpers every module shares.
 import type { Address } from '../primitives/index.ts';
-import type { Account } from './account.ts';
+import { Account } from './account.ts';
 import { BridgeState } from './bridge.ts';
 import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleValidator, type SpotPairConfig, type SpotTokenConfig } from './config.ts';
 import type { IdSource } from './engine/matching-engine.ts';
@@ -88,6 +88,13 @@ export class ExchangeState {
     this.spotTokens = [...config.spotTokens];
     for (const t of this.spotTokens) this.tokenNames.add(t.name);
     for (const m of this.markets) this.marketsByName.set(m.name, m);
+  }
+
+  /** The account at `address`, activated (created empty) when it has none: receiving funds activates an address. */
+  activate(address: Address): Account {
+    let acct = this.accounts.get(address);
+    if (acct === undefined) this.accounts.set(address, (acct = new Account(address, 0n)));
+    return acct;
   }
 
   /** A spot token by index (10000 = USDC), or undefined when none is listed there. */

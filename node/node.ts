@@ -9,7 +9,7 @@ import {
   txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
-  Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
+  BRIDGE_TX_WINDOW_MS, Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
 } from '../exchange/index.ts';
 import { DEV_ACCOUNTS, loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
 import { EthServer, RestServer, WsServer, type ExchangeRequest } from '../rpc/index.ts';
@@ -426,7 +426,7 @@ export class SvcNode {
         // Only the current validators' own, fresh system transactions: anything else would take block space for nothing.
         if (!verifySystemTx(genesis.file.chainId, system)) return;
         if (!exchange.state.validators().some((v) => v.pubKey === system.system.validator)) return;
-        if (Math.abs(system.system.time - config.now()) > 120_000) return;
+        if (Math.abs(system.system.time - config.now()) > BRIDGE_TX_WINDOW_MS) return; // the state refuses older bridge items anyway
         void mempool.add({ bytes, hash: txHash(bytes), signer: '', nonce: null });
         engine.notifyTxs();
         return;

@@ -9,7 +9,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import {
-  claimKey, contractQuorum, validatorSetDigest, wantedSet, withdrawalDigest, withdrawalTokenAmount, withdrawalView,
+  claimKey, contractQuorum, orderedSignatures, toTokenUnits, validatorSetDigest, wantedSet, withdrawalDigest,
   type BridgeChain, type BridgeClaim, type ContractSet, type Exchange, type Withdrawal,
 } from '../../exchange/index.ts';
 import type { Address } from '../../primitives/index.ts';
@@ -264,18 +264,11 @@ class ChainWatcher {
     if (!current || !contractQuorum(state, chain.set, update.signatures)) return;
     if (!this.setSignedAt.has(key)) this.setSignedAt.set(key, now);
     if (now - (this.setSubmittedAt.get(key) ?? 0) < RESEND_MS) return;
-    const keys = state.validators().filter((v) => v.bridgeSigner !== undefined).map((v) => v.pubKey).sort();
-    const designated = keys[target.nonce % Math.max(1, keys.length)];
-    if (designated !== this.d.validatorKey.publicKey && now - (this.setSignedAt.get(key) as number) < PAYOUT_GRACE_MS) return;
+    if (!this.designated(BigInt(target.nonce)) && now - (this.setSignedAt.get(key) as number) < PAYOUT_GRACE_MS) return;
     this.setSubmittedAt.set(key, now);
     const onChain = await this.contractSet(chain.contract);
     if (onChain.nonce >= target.nonce) return; // done: its event will be attested
-    const signerOf = new Map(state.validators().map((v) => [v.pubKey, v.bridgeSigner]));
-    const sigs = [...update.signatures.entries()]
-      .map(([k, s]) => ({ signer: signerOf.get(k), s }))
-      .filter((x): x is { signer: string; s: string } => x.signer !== undefined)
-      .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1))
-      .map((x) => x.s);
+    const sigs = orderedSignatures(state, update.signatures).map((s) => s.signature);
     const data = bridgeInterface.encodeFunctionData('updateValidatorSet', [target.signers, target.powers, target.nonce, sigs]);
     try {
       const hash = await sendTransaction(this.rpc, chainId, this.d.signer, chain.contract, data);
@@ -347,19 +340,27 @@ class ChainWatcher {
     return null;
   }
 
+  /** Whether the contract had paid withdrawal `id` at `block` (a block tag). */
+  private async withdrawn(contract: string, id: string, block: string): Promise<boolean> {
+    return BigInt(await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData('withdrawn', [id]) }, block])) !== 0n;
+  }
+
+  /** Whether this validator submits the item numbered `n` first: the validators with bridge signers take turns by key. */
+  private designated(n: bigint): boolean {
+    const keys = this.d.exchange.state.validators().filter((v) => v.bridgeSigner !== undefined).map((v) => v.pubKey).sort();
+    return keys.length > 0 && keys[Number(n % BigInt(keys.length))] === this.d.validatorKey.publicKey;
+  }
+
   /** Submits a withdrawal with a quorum of signatures: the designated validator at once, any other after a grace period. */
   private async payOut(chainId: number, contract: string, w: Withdrawal, now: number): Promise<void> {
     const id = w.withdrawalId;
     if (!this.signedSeenAt.has(id)) this.signedSeenAt.set(id, now);
     if (now - (this.paySentAt.get(id) ?? 0) < RESEND_MS) return;
-    const signers = this.d.exchange.state.validators().filter((v) => v.bridgeSigner !== undefined).map((v) => v.pubKey).sort();
-    const designated = signers[Number(BigInt(id) % BigInt(Math.max(1, signers.length)))];
-    if (designated !== this.d.validatorKey.publicKey && now - (this.signedSeenAt.get(id) as number) < PAYOUT_GRACE_MS) return;
+    if (!this.designated(BigInt(id)) && now - (this.signedSeenAt.get(id) as number) < PAYOUT_GRACE_MS) return;
     this.paySentAt.set(id, now);
-    const view = withdrawalView(this.d.exchange.state, w);
-    const data = bridgeInterface.encodeFunctionData('withdraw', [id, w.destination, withdrawalTokenAmount(w), w.deadline, view.signatures.map((s) => s.signature)]);
-    const paid = await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData('withdrawn', [id]) }, 'latest']);
-    if (BigInt(paid) !== 0n) return; // on its way: the Withdrawal event will be attested
+    const signatures = orderedSignatures(this.d.exchange.state, w.signatures).map((s) => s.signature);
+    const data = bridgeInterface.encodeFunctionData('withdraw', [id, w.destination, toTokenUnits(w.amount), w.deadline, signatures]);
+    if (await this.withdrawn(contract, id, 'latest')) return; // on its way: the Withdrawal event will be attested
     try {
       const hash = await sendTransaction(this.rpc, chainId, this.d.signer, contract, data);
       this.d.log(`bridge: chain ${chainId}: submitted withdrawal ${id} in ${hash}`);
@@ -382,8 +383,7 @@ class ChainWatcher {
       if (now - seen < PAYOUT_GRACE_MS || now - (this.payCheckedAt.get(w.withdrawalId) ?? 0) < RESEND_MS) continue;
       this.payCheckedAt.set(w.withdrawalId, now);
       const block = `0x${confirmed.toString(16)}`;
-      const paid = await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData('withdrawn', [w.withdrawalId]) }, block]);
-      if (BigInt(paid) === 0n) continue;
+      if (!(await this.withdrawn(contract, w.withdrawalId, block))) continue;
       const logs = await this.rpc.call<RpcLog[]>('eth_getLogs', [{
         address: contract, fromBlock: `0x${Math.max(0, this.cfg.fromBlock ?? 0).toString(16)}`, toBlock: block, topics: [WITHDRAWAL_TOPIC, w.withdrawalId],
       }]);
@@ -405,8 +405,7 @@ class ChainWatcher {
       const claim: BridgeClaim = { kind: 'withdrawalExpired', withdrawalId: w.withdrawalId };
       const key = claimKey(claim);
       if (this.outstanding.has(key) || this.voted(claim)) continue;
-      const paid = await this.rpc.call<string>('eth_call', [{ to: contract, data: bridgeInterface.encodeFunctionData('withdrawn', [w.withdrawalId]) }, `0x${confirmed.toString(16)}`]);
-      if (BigInt(paid) !== 0n) continue; // paid: its Withdrawal event is attested instead
+      if (await this.withdrawn(contract, w.withdrawalId, `0x${confirmed.toString(16)}`)) continue; // paid: its Withdrawal event is attested instead
       this.outstanding.set(key, { claim, block: confirmed, sentAt: this.d.now() });
       claims.push(claim);
     }

@@ -3,18 +3,13 @@
 import { rm } from 'node:fs/promises';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import t from 'tap';
-import { startAnvil, until, type Anvil } from '../support/anvil.ts';
+import { depositOnChain, startAnvil } from '../support/anvil.ts';
+import { until } from '../support/network.ts';
 import { Client, tempDir } from '../support/node.ts';
 import { spawnDevnet } from '../support/process.ts';
 
 // Development account 3: funded with ETH by anvil and with test USDC by the devnet's deployment.
 const KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
-
-async function deposit(anvil: Anvil, w: Wallet, token: string, bridge: string, amount: bigint): Promise<void> {
-  const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [w.address, 'pending']));
-  await (await new Contract(token, ['function approve(address,uint256) returns (bool)'], w).getFunction('approve')(bridge, amount, { nonce })).wait();
-  await (await new Contract(bridge, ['function deposit(uint256,address)'], w).getFunction('deposit')(amount, w.address, { nonce: nonce + 1 })).wait();
-}
 
 t.test('svc devnet --bridge-chain: deposit and withdraw through kill -9 restarts', async (t) => {
   const anvil = await startAnvil(t);
@@ -34,10 +29,10 @@ t.test('svc devnet --bridge-chain: deposit and withdraw through kill -9 restarts
   t.equal(start, '1000000');
 
   await until('registered', async () => (await client().info({ type: 'bridge' })).body.chains.length === 1);
-  await deposit(anvil, wallet, token, bridge, 25_000_000n);
+  await depositOnChain(anvil, wallet, token, bridge, 25_000_000n);
   await until('credited', async () => (await withdrawable()) === '1000025');
   await dev.stop('SIGKILL');
-  await deposit(anvil, wallet, token, bridge, 5_000_000n);
+  await depositOnChain(anvil, wallet, token, bridge, 5_000_000n);
   dev = await spawnDevnet(args, 60_000);
   await until('the deposit made while it was dead credited', async () => (await withdrawable()) === '1000030');
 

@@ -6,7 +6,8 @@
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import t from 'tap';
 import type { SvcNode } from '../../node/index.ts';
-import { startAnvil, until, type Anvil } from '../support/anvil.ts';
+import { depositOnChain, startAnvil, type Anvil } from '../support/anvil.ts';
+import { until } from '../support/network.ts';
 import type { Client} from '../support/node.ts';
 import { startNode, tempDir } from '../support/node.ts';
 
@@ -23,13 +24,6 @@ async function funded(anvil: Anvil, token: string): Promise<Wallet> {
   const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [dev.address, 'pending']));
   await (await usdc.getFunction('transfer')(w.address, 10_000n * 10n ** 6n, { nonce })).wait();
   return w.connect(provider) as unknown as Wallet;
-}
-
-/** Approve and deposit, with nonces read from the chain (ethers' provider may answer a stale pending count). */
-async function deposit(anvil: Anvil, w: Wallet, token: string, bridge: string, amount: bigint, user: string): Promise<void> {
-  const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [w.address, 'pending']));
-  await (await new Contract(token, ERC20, w).getFunction('approve')(bridge, amount, { nonce })).wait();
-  await (await new Contract(bridge, BRIDGE, w).getFunction('deposit')(amount, user, { nonce: nonce + 1 })).wait();
 }
 
 async function withdrawable(client: Client, user: string): Promise<string> {
@@ -59,7 +53,7 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
   const user = await funded(a, A.token);
   const U = user.address.toLowerCase();
   t.equal((await client.info({ type: 'clearinghouseState', user: U })).body.withdrawable, '0');
-  await deposit(a, user, A.token, A.contract, 250_000_000n, U); // 250 USDC
+  await depositOnChain(a, user, A.token, A.contract, 250_000_000n, U); // 250 USDC
   await until('the deposit credited', async () => (await withdrawable(client, U)) === '250');
 
   // Withdraw 100: 99 arrive on anvil, 1 is the fee; the status moves pending -> signed -> completed.
@@ -86,11 +80,11 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
 
   // Restart; a deposit made while the node is down is credited after it, once; nothing is paid twice.
   await node.stop();
-  await deposit(a, user, A.token, A.contract, 5_000_000n, U);
+  await depositOnChain(a, user, A.token, A.contract, 5_000_000n, U);
   ({ node, client } = await startNode(t, { dataDir, bridgeChains, bridgePollMs: 100 }));
   await until('the deposit made while down credited', async () => (await withdrawable(client, U)) === '155');
   t.same(chainOf(node, 31337), A, 'the same contracts after a restart');
-  await deposit(a, user, A.token, A.contract, 1_000_000n, U);
+  await depositOnChain(a, user, A.token, A.contract, 1_000_000n, U);
   await until('one more deposit', async () => (await withdrawable(client, U)) === '156');
   t.equal(await usdcA.getFunction('balanceOf')(dest), 99_000_000n, 'the withdrawal was not paid again');
   t.equal((await client.info({ type: 'bridge' })).body.totals.deposited, '256', 'each deposit credited once');
@@ -115,7 +109,7 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
   await until('chain A seen down', async () => (await client.info({ type: 'bridge' })).body.watched.some((w: { chainId: number; up: boolean }) => w.chainId === 31337 && !w.up), 30_000);
   t.same((await client.exchange(user, { type: 'withdraw', destination: dest, amount: '20' })).body, { status: 'err', response: 'Bridge temporarily unavailable' });
   t.equal(await withdrawable(client, U), '156');
-  await deposit(b, userB, B.token, B.contract, 30_000_000n, U);
+  await depositOnChain(b, userB, B.token, B.contract, 30_000_000n, U);
   await until('chain B deposit credited', async () => (await withdrawable(client, U)) === '186');
   const toB = await client.exchange(user, { type: 'withdraw', destination: dest, amount: '20', chainId: 31338 });
   t.match(toB.body, { status: 'ok', response: { data: { status: 'pending' } } });

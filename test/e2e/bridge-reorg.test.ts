@@ -1,18 +1,13 @@
 // A re-organisation of the source chain inside the confirmation depth credits nothing: with 3
 // confirmations a deposit that anvil drops (evm_revert to before it, then other blocks) is never
 // credited, and the deposit that replaces it is credited once.
-import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { JsonRpcProvider, Wallet } from 'ethers';
 import t from 'tap';
-import { startAnvil, until, type Anvil } from '../support/anvil.ts';
+import { depositOnChain, startAnvil } from '../support/anvil.ts';
+import { until } from '../support/network.ts';
 import { startNode } from '../support/node.ts';
 
 const KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a'; // development account 4
-
-async function deposit(anvil: Anvil, w: Wallet, token: string, bridge: string, amount: bigint): Promise<void> {
-  const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [w.address, 'pending']));
-  await (await new Contract(token, ['function approve(address,uint256) returns (bool)'], w).getFunction('approve')(bridge, amount, { nonce })).wait();
-  await (await new Contract(bridge, ['function deposit(uint256,address)'], w).getFunction('deposit')(amount, w.address, { nonce: nonce + 1 })).wait();
-}
 
 t.test('a deposit dropped by a re-org inside the confirmation depth is never credited', async (t) => {
   const anvil = await startAnvil(t);
@@ -25,14 +20,14 @@ t.test('a deposit dropped by a re-org inside the confirmation depth is never cre
   t.equal(await withdrawable(), '1000000');
 
   const snapshot = await anvil.rpc<string>('evm_snapshot', []);
-  await deposit(anvil, wallet, token, contract, 70_000_000n); // approve and deposit: 2 blocks, so 1 block short of 3 confirmations
+  await depositOnChain(anvil, wallet, token, contract, 70_000_000n); // approve and deposit: 2 blocks, so 1 block short of 3 confirmations
   await anvil.rpc('evm_revert', [snapshot]);
   for (let i = 0; i < 5; i++) await anvil.rpc('evm_mine', []);
   const head = Number(await anvil.rpc<string>('eth_blockNumber', []));
   await until('the relayer scanned past the re-org', async () => (await client.info({ type: 'bridge' })).body.watched[0].scanned >= head - 2);
   t.equal(await withdrawable(), '1000000', 'the dropped deposit was not credited');
 
-  await deposit(anvil, wallet, token, contract, 80_000_000n);
+  await depositOnChain(anvil, wallet, token, contract, 80_000_000n);
   for (let i = 0; i < 2; i++) await anvil.rpc('evm_mine', []);
   await until('the surviving deposit credited', async () => (await withdrawable()) === '1000080');
   t.equal((await client.info({ type: 'bridge' })).body.totals.deposited, '80');

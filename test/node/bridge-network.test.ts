@@ -2,13 +2,14 @@
 // against anvil: validators register the chain and attest a deposit made with ethers, which every
 // node credits once; each validator signs a withdrawal, one submits it, and it comes out on anvil
 // once; a validator stopped and restarted between the steps credits and releases nothing twice.
-import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, type BaseContract } from 'ethers';
+import type { Contract} from 'ethers';
+import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type BaseContract } from 'ethers';
 import t from 'tap';
 import { compileContracts } from '../../contracts/index.ts';
 import type { ValidatorKey } from '../../consensus/index.ts';
 import { devnetGenesis } from '../../genesis/index.ts';
 import { SvcNode, bridgeSignerKey, type NodeConfig } from '../../node/index.ts';
-import { startAnvil } from '../support/anvil.ts';
+import { depositOnChain, startAnvil } from '../support/anvil.ts';
 import { loopbackNetwork, until } from '../support/network.ts';
 import { Client } from '../support/node.ts';
 
@@ -60,11 +61,8 @@ t.test('four validators: a deposit credited once everywhere, a withdrawal releas
   t.same(((await bridge.getFunction('signers')()) as [string[]])[0].map((s) => s.toLowerCase()), sorted, 'signed by three of the three old signers, sent by one');
 
   // A deposit: credited on every node once 3 of 4 validators attested it.
-  const deposit = async (amount: bigint) => {
-    const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [user.address, 'pending']));
-    await (await new Contract(await usdc.getAddress(), ['function approve(address,uint256) returns (bool)'], user).getFunction('approve')(contract, amount, { nonce })).wait();
-    await (await new Contract(contract, ['function deposit(uint256,address)'], user).getFunction('deposit')(amount, U, { nonce: nonce + 1 })).wait();
-  };
+  const token = await usdc.getAddress();
+  const deposit = (amount: bigint) => depositOnChain(anvil, user, token, contract, amount);
   await deposit(400_000_000n);
   await until('the deposit credited on every node', () => everywhere(async (c) => (await withdrawable(c)) === '400'), 60_000);
 

@@ -2,9 +2,8 @@
 // an ephemeral loopback port, funding the development mnemonic's accounts (anvil's default).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Contract, type Wallet } from 'ethers';
 import { freePort, until } from './network.ts';
-
-export { until };
 
 const BIN = fileURLToPath(new URL('../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
 
@@ -34,4 +33,14 @@ export async function startAnvil(t: { teardown(fn: () => unknown): void }, chain
   t.teardown(stop);
   await until('anvil to answer', () => rpc('eth_chainId', []).then(() => true, () => false), 20_000);
   return { url, chainId, rpc, stop };
+}
+
+/**
+ * Approves `bridge` for `amount` of `token` and deposits it for svc address `user` (the sender by
+ * default), with nonces read from the chain (ethers' own pending count can lag between calls).
+ */
+export async function depositOnChain(anvil: Anvil, w: Wallet, token: string, bridge: string, amount: bigint, user: string = w.address): Promise<void> {
+  const nonce = Number(await anvil.rpc<string>('eth_getTransactionCount', [w.address, 'pending']));
+  await (await new Contract(token, ['function approve(address,uint256) returns (bool)'], w).getFunction('approve')(bridge, amount, { nonce })).wait();
+  await (await new Contract(bridge, ['function deposit(uint256,address)'], w).getFunction('deposit')(amount, user, { nonce: nonce + 1 })).wait();
 }
