@@ -18,7 +18,10 @@ t.test('svc devnet --bridge-chain: deposit and withdraw through kill -9 restarts
   const args = ['--data-dir', dataDir, '--bridge-chain', anvil.url];
   let dev = await spawnDevnet(args, 60_000);
   t.teardown(() => dev.stop('SIGKILL'));
-  const m = /bridge\s+chain 31337 at \S+: SvcBridge (0x[0-9a-f]{40}), USDC (0x[0-9a-f]{40})/.exec(dev.output());
+  // The banner goes on after the REST URL the spawn waits for: wait for its bridge line too.
+  const line = /bridge\s+chain 31337 at \S+: SvcBridge (0x[0-9a-f]{40}), USDC (0x[0-9a-f]{40})/;
+  await until('the banner to name the bridge', () => line.test(dev.output()), 10_000);
+  const m = line.exec(dev.output());
   t.ok(m, 'the banner names the bridge and the USDC it deployed');
   const [, bridge, token] = m as unknown as [string, string, string];
   const client = () => new Client(dev.url);
