@@ -10,6 +10,7 @@ import {
   parseScaled, recoverAddress, utf8, type Address,
 } from '../primitives/index.ts';
 import type { Account } from './account.ts';
+import type { ExchangeEvent } from './events.ts';
 import { USD_DECIMALS } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { availableMargin } from './margin.ts';
@@ -374,7 +375,7 @@ function claimState(state: ExchangeState, c: BridgeClaim): 'open' | 'done' | str
   }
 }
 
-function applyClaim(state: ExchangeState, c: BridgeClaim): void {
+function applyClaim(state: ExchangeState, c: BridgeClaim, events: ExchangeEvent[]): void {
   const b = state.bridge;
   switch (c.kind) {
     case 'chain':
@@ -391,6 +392,7 @@ function applyClaim(state: ExchangeState, c: BridgeClaim): void {
       state.activate(c.user).usdc += usd;
       b.deposited += usd;
       b.markDeposit(c.chainId, c.depositId);
+      events.push({ kind: 'ledger', user: c.user, ledger: { time: state.time, hash: c.txHash, delta: { type: 'deposit', usdc: formatScaled(usd, USD_DECIMALS), chainId: c.chainId } } });
       return;
     }
     case 'withdrawalPaid': {
@@ -410,6 +412,8 @@ function applyClaim(state: ExchangeState, c: BridgeClaim): void {
       b.refunded += w.amount + w.fee;
       w.status = 'refunded';
       w.finalTime = state.time;
+      const delta = { type: 'withdrawRefund' as const, usdc: formatScaled(w.amount + w.fee, USD_DECIMALS), withdrawalId: w.withdrawalId, chainId: w.chainId };
+      events.push({ kind: 'ledger', user: w.user, ledger: { time: state.time, hash: w.withdrawalId, delta } });
       return;
     }
   }
@@ -481,7 +485,7 @@ function applySignature(state: ExchangeState, validator: { pubKey: string; bridg
  * validator is unknown or the transaction is malformed; item by item otherwise (an item that
  * cannot apply is skipped and named in the outcome).
  */
-export function applyBridge(state: ExchangeState, sub: BridgeSubmission): BridgeOutcome | ExchangeError {
+export function applyBridge(state: ExchangeState, sub: BridgeSubmission, events: ExchangeEvent[]): BridgeOutcome | ExchangeError {
   const validator = state.validators().find((v) => v.pubKey === sub.validator);
   if (validator === undefined) return exchangeError('INVALID_ACTION', `unknown validator ${sub.validator}`);
   if (!Number.isSafeInteger(sub.time) || Math.abs(sub.time - state.time) > BRIDGE_TX_WINDOW_MS) {
@@ -524,7 +528,7 @@ export function applyBridge(state: ExchangeState, sub: BridgeSubmission): Bridge
     }
     if (!vote.voters.includes(validator.pubKey)) vote.voters.push(validator.pubKey);
     if (isQuorum(state, vote.voters)) {
-      applyClaim(state, claim);
+      applyClaim(state, claim, events);
       state.bridge.votes.delete(key);
       outcome.applied++;
     } else outcome.noted++;

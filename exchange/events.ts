@@ -60,6 +60,21 @@ export interface LiquidationRecord {
   readonly deficit: string;
 }
 
+/**
+ * A change of a user's USDC outside trading and funding, as Hyperliquid's
+ * `userNonFundingLedgerUpdates` delta: a bridge deposit credited, a withdrawal requested (its
+ * amount and fee leave the account), a withdrawal refunded after its deadline.
+ */
+export interface LedgerRecord {
+  readonly time: number;
+  /** The transaction that made the change (for a deposit, its hash on the source chain). */
+  readonly hash: string;
+  readonly delta:
+    | { readonly type: 'deposit'; readonly usdc: string; readonly chainId: number }
+    | { readonly type: 'withdraw'; readonly usdc: string; readonly fee: string; readonly withdrawalId: string; readonly chainId: number }
+    | { readonly type: 'withdrawRefund'; readonly usdc: string; readonly withdrawalId: string; readonly chainId: number };
+}
+
 export type OrderType = 'Limit' | 'Stop Market' | 'Stop Limit' | 'Take Profit Market' | 'Take Profit Limit';
 
 export interface OrderView {
@@ -105,7 +120,8 @@ export type ExchangeEvent =
     }
   | { readonly kind: 'funding'; readonly user: Address; readonly funding: FundingRecord }
   | { readonly kind: 'fundingRate'; readonly rate: FundingRateRecord }
-  | { readonly kind: 'liquidation'; readonly user: Address; readonly liquidation: LiquidationRecord };
+  | { readonly kind: 'liquidation'; readonly user: Address; readonly liquidation: LiquidationRecord }
+  | { readonly kind: 'ledger'; readonly user: Address; readonly ledger: LedgerRecord };
 
 /** The placeholder that gives the list its one slot (popped at once: never an event of any list). */
 const ROOM: ExchangeEvent = { kind: 'fundingRate', rate: { coin: '', fundingRate: '0', premium: '0', time: 0 } };

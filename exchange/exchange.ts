@@ -115,10 +115,11 @@ export class Exchange {
   }
 
   /** A validator's bridge attestations and withdrawal signatures (its signature checked by the node). */
-  submitBridge(sub: BridgeSubmission): { result: TxResult; outcome: BridgeOutcome | null } {
-    const outcome = applyBridge(this.state, sub);
-    if ('code' in outcome) return { result: { status: 'err', error: outcome }, outcome: null };
-    return { result: { status: 'ok', response: { type: 'default' } }, outcome };
+  submitBridge(sub: BridgeSubmission): { result: TxResult; outcome: BridgeOutcome | null; events: ExchangeEvent[] } {
+    const events: ExchangeEvent[] = [];
+    const outcome = applyBridge(this.state, sub, events);
+    if ('code' in outcome) return { result: { status: 'err', error: outcome }, outcome: null, events };
+    return { result: { status: 'ok', response: { type: 'default' } }, outcome, events };
   }
 
   /** The account a transaction acts for, after the agent and activation checks. */
@@ -180,6 +181,8 @@ export class Exchange {
         const w = requestWithdrawal(this.state, acct, action, ctx.hash);
         if ('code' in w) return { status: 'err', error: w };
         const usd = (v: bigint) => formatScaled(v, USD_DECIMALS);
+        const delta = { type: 'withdraw' as const, usdc: usd(w.amount), fee: usd(w.fee), withdrawalId: w.withdrawalId, chainId: w.chainId };
+        ctx.events.push({ kind: 'ledger', user: acct.address, ledger: { time: ctx.time, hash: ctx.hash, delta } });
         return { status: 'ok', response: { type: 'withdraw', data: { withdrawalId: w.withdrawalId, amount: usd(w.amount), fee: usd(w.fee), destination: w.destination, status: 'pending' } } };
       }
       case 'createSubAccount': {

@@ -7,7 +7,7 @@ export type { SpotDeployAction, SpotDeployTokenAction, SpotDeployPairAction } fr
 export { SPOT_DEPLOY_FEE, DEPLOYED_PAIR_MIN_LOTS, type TokenDeployed, type PairDeployed } from './spot-deploy.ts';
 export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
 export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
-export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord } from './events.ts';
+export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord, LedgerRecord } from './events.ts';
 export { newEventList } from './events.ts';
 export type { OraclePrices } from './oracle.ts';
 export { LIQUIDATION_HASH, sweepOrder, bankruptcyPxExact, bankruptcyPxNum } from './liquidation.ts';

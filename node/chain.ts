@@ -201,7 +201,7 @@ export class Chain implements BftApp {
       const system = decodeSystemTx(bytes);
       if (system !== null) {
         chosen.push('');
-        results.push({ hash: hashes[i] as string, result: this.executeSystem(system) });
+        results.push({ hash: hashes[i] as string, result: this.executeSystem(system, events) });
         return;
       }
       const req = decodeRequest(bytes);
@@ -255,10 +255,14 @@ export class Chain implements BftApp {
   }
 
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */
-  private executeSystem(tx: SystemTx): TxResult {
+  private executeSystem(tx: SystemTx, events: ExchangeEvent[]): TxResult {
     if (!verifySystemTx(this.chainId, tx)) return { status: 'err', error: exchangeError('INVALID_SIGNATURE') };
     const s = tx.system;
-    if (s.type === 'bridge') return this.exchange.submitBridge({ validator: s.validator, time: s.time, claims: s.claims, signatures: s.signatures }).result;
+    if (s.type === 'bridge') {
+      const done = this.exchange.submitBridge({ validator: s.validator, time: s.time, claims: s.claims, signatures: s.signatures });
+      events.push(...done.events);
+      return done.result;
+    }
     return this.exchange.submitOracle({ validator: s.validator, time: s.time, prices: s.prices });
   }
 
@@ -289,7 +293,7 @@ export class Chain implements BftApp {
       else if (e.kind === 'order') orderStatuses.push({ user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
       else if (e.kind === 'funding') fundings.push({ user: e.user, seq: fillSeq++, funding: e.funding });
       else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
-      else liquidations.push(e.liquidation);
+      else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;

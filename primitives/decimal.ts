@@ -45,6 +45,17 @@ export function parseScaled(text: string, decimals: number): bigint | null {
 }
 
 /** Significant figures of the value the last successful `scanUnits` read. */
+/** Exact sum of decimal strings (the node's own figures; a malformed one is a bug). */
+export function addDecimals(...terms: readonly string[]): string {
+  const parsed = terms.map((t) => {
+    const d = parseDecimal(t);
+    if (d === null) throw new Error(`invariant: not a decimal: ${t}`);
+    return d;
+  });
+  const scale = parsed.reduce((s, d) => Math.max(s, d.scale), 0);
+  return formatScaled(parsed.reduce((sum, d) => sum + (toScaled(d, scale) as bigint), 0n), scale);
+}
+
 export let scannedSigFigs = 0;
 
 /**

@@ -7,3 +7,7 @@ export { RateLimiter } from './rate-limiter.ts';
 export { EthServer, type EthServerOptions, type EvmBlockFeed } from './eth/server.ts';
 export type { EthBackend } from './eth/methods.ts';
 export { RpcError } from './eth/errors.ts';
+export type {
+  BookLevelRow, BookSnapshotRow, CandleRow, CoinDailyRow, Cursor, DailyStatsRow, FundingRow, HistoryReader, LiquidationRow,
+  OpenInterestRow, RangeQuery, StatsTotals, TradeRow, TransferRow,
+} from './history-api.ts';

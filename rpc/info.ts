@@ -2,7 +2,7 @@
 import type { NodeApi } from './api.ts';
 import { badRequest } from './http-errors.ts';
 import { requireAddress, requireField, requireInt, requireString } from './request-checks.ts';
-import { formatScaled, isHex, parseDecimal, toScaled } from '../primitives/index.ts';
+import { addDecimals, isHex } from '../primitives/index.ts';
 
 type Body = Record<string, unknown>;
 type InfoHandler = (api: NodeApi, body: Body) => unknown;
@@ -95,19 +95,10 @@ function aggregateByTime(fills: Fill[]): Fill[] {
   for (const f of fills) {
     const last = out[out.length - 1];
     if (last !== undefined && last.time === f.time && last.oid === f.oid && last.px === f.px) {
-      out[out.length - 1] = { ...last, sz: addDecimal(last.sz, f.sz), closedPnl: addDecimal(last.closedPnl, f.closedPnl) };
+      out[out.length - 1] = { ...last, sz: addDecimals(last.sz, f.sz), closedPnl: addDecimals(last.closedPnl, f.closedPnl) };
     } else out.push(f);
   }
   return out;
-}
-
-/** Exact sum of two decimal strings the node itself produced. */
-function addDecimal(a: string, b: string): string {
-  const da = parseDecimal(a);
-  const db = parseDecimal(b);
-  if (da === null || db === null) throw new Error(`invariant: not decimals: ${a}, ${b}`);
-  const scale = Math.max(da.scale, db.scale);
-  return formatScaled((toScaled(da, scale) ?? 0n) + (toScaled(db, scale) ?? 0n), scale);
 }
 
 /** `startTime` (required, inclusive) and `endTime` (optional, exclusive). */
