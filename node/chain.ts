@@ -320,9 +320,13 @@ export class Chain implements BftApp {
     await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state) });
   }
 
-  /** Re-executes stored blocks after the snapshot, checking each against its stored app hash. */
-  async replay(to: StoredHead): Promise<void> {
+  /**
+   * Re-executes stored blocks after the snapshot, checking each against its stored app hash.
+   * `onBlock` sees each block's events with the state right after it (the history indexer).
+   */
+  async replay(to: StoredHead, onBlock?: (height: number, time: number, prevTime: number, events: readonly ExchangeEvent[]) => void | Promise<void>): Promise<void> {
     for (let h = this.headState.height + 1; h <= to.height; h++) {
+      const prevTime = this.headState.time;
       const stored = await this.store.block(h);
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
       const block: Block = { header: stored.header, txs: stored.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64'))) };
@@ -333,6 +337,7 @@ export class Chain implements BftApp {
         throw new Error(`replay of block ${h} gives app hash ${executed.appHash}, the chain recorded ${recorded}`);
       }
       this.headState = { height: h, hash: headerHash(stored.header), time: stored.header.time, appHash: executed.appHash, fillSeq: to.fillSeq };
+      await onBlock?.(h, stored.header.time, prevTime, executed.events);
     }
     this.headState = to;
     this.takeValidators();

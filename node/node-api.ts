@@ -1,7 +1,7 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
 import { USD_DECIMALS, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
-import type { ExchangeRequest, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
+import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
 import type { ChainStore } from './storage.ts';
 import { CANDLE_INTERVALS, type CandleBook } from './candles.ts';
@@ -41,6 +41,7 @@ export function makeNodeApi(deps: {
   store: ChainStore;
   submit: (req: ExchangeRequest) => Promise<SubmitOutcome>;
   healthy: () => boolean;
+  history: HistoryReader;
   /** The relayer's watchers, when this node runs one. */
   bridgeStatus?: () => { chainId: number | null; up: boolean; scanned: number; error: string }[];
 }): NodeApi {
@@ -49,6 +50,12 @@ export function makeNodeApi(deps: {
   return {
     submit: deps.submit,
     healthy: deps.healthy,
+    history: deps.history,
+    coinOf(market) {
+      const m = views.marketByCoin(state, market) ?? (market.endsWith('-USD') ? state.marketsByName.get(market.slice(0, -4)) : undefined);
+      return m === undefined || (m.name !== market && m.kind !== 'perp' && !market.startsWith('@')) ? null : m.name;
+    },
+    isPerp: (coin) => state.marketsByName.get(coin)?.kind === 'perp',
     marketRules(asset: number): MarketRules | null {
       const m = state.market(asset);
       return m === undefined ? null : { name: m.name, szDecimals: m.szDecimals, minSz: formatScaled(m.minSz, m.szDecimals) };

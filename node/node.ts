@@ -31,6 +31,7 @@ import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
 import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
+import { Indexer, LevelHistoryStore, progressReporter, rebuildHistory, sampleBlock, type HistoryStore } from './indexer/index.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -75,6 +76,11 @@ export interface NodeConfig {
   readonly bridgeChains: readonly NodeBridgeChain[];
   /** How often the relayer reads its chains (ms). */
   readonly bridgePollMs: number;
+  /**
+   * Where the history indexer writes (docs/history.md): null for the embedded level store in the
+   * data directory, or a `postgres://` URL.
+   */
+  readonly indexerDb: string | null;
 }
 
 /** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
@@ -104,6 +110,7 @@ export const DEFAULT_NODE_CONFIG = {
   timeouts: DEFAULT_TIMEOUTS,
   bridgeChains: [] as readonly NodeBridgeChain[],
   bridgePollMs: 1000,
+  indexerDb: null as string | null,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -222,6 +229,34 @@ async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promis
   return { exchange, from, to };
 }
 
+/** The history store the config names. */
+async function openHistoryStore(config: NodeConfig): Promise<HistoryStore> {
+  if (config.indexerDb !== null) throw new NodeStartError('the PostgreSQL history store is not available in this build');
+  const history = new LevelHistoryStore(join(config.dataDir, 'history'));
+  try {
+    await history.open();
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    throw new NodeStartError(`cannot open the history database in ${config.dataDir}: ${cause}`);
+  }
+  return history;
+}
+
+/** Opens the history and brings it up to the chain's head from the stored blocks. */
+async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: ChainStore, chain: Chain, evm: EvmChain, cleanups: (() => Promise<void>)[]): Promise<Indexer> {
+  const history = await openHistoryStore(config);
+  cleanups.push(() => history.close());
+  const indexer = new Indexer(history, { log: config.log });
+  const from = await indexer.open();
+  const state = chain.exchange.state;
+  await indexer.seedCandles(state.markets.map((m) => m.name), (coin) => state.marketsByName.get(coin));
+  if (history.writable && from < chain.storedHead.height) {
+    config.log(`history is at block ${from}, the chain at ${chain.storedHead.height}: indexing the blocks in between`);
+    await rebuildHistory({ indexer, store, genesis, evm, head: chain.storedHead, snapshotInterval: config.snapshotInterval, progress: progressReporter(config.log) });
+  }
+  return indexer;
+}
+
 export class SvcNode {
   private stopping: Promise<void> | null = null;
 
@@ -245,6 +280,7 @@ export class SvcNode {
     readonly rpcPort: number | null,
     private readonly transport: Libp2pTransport | null,
     private readonly relayer: BridgeRelayer | null,
+    readonly indexer: Indexer,
   ) {}
 
   /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
@@ -328,6 +364,13 @@ export class SvcNode {
     });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     await chain.loadEvidenceIndex();
+    const indexer = await startIndexer(config, genesis, store, chain, evm, cleanups);
+    // Blocks go to the indexer as they commit, with the state samples taken right after each.
+    let prevTime = chain.storedHead.time;
+    bus.onBlock((e) => {
+      indexer.push(sampleBlock(exchange.state, e.header.height, e.header.time, prevTime, e.events));
+      prevTime = e.header.time;
+    });
     for (const m of exchange.state.markets) {
       for (const interval of Object.keys(CANDLE_INTERVALS)) {
         const last = await store.lastCandle(m.name, interval);
@@ -440,6 +483,7 @@ export class SvcNode {
       if (req !== null) void admit(admission(false), req);
     });
     const api = makeNodeApi({
+      history: indexer.store,
       candles,
       exchange,
       chain,
@@ -508,7 +552,7 @@ export class SvcNode {
       submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));
     }, config.oracleIntervalMs);
     relayer?.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, indexer);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
@@ -523,6 +567,9 @@ export class SvcNode {
       await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
+      // What the indexer has not written yet is rebuilt from the blocks at the next start.
+      await this.indexer.flushed().catch(() => {});
+      await this.indexer.store.close();
       await this.store.close();
       await this.evm.store.close();
       await this.recovery.close();

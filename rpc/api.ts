@@ -3,6 +3,7 @@ import type {
   ExchangeError, WithdrawalView, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, TxResult, views,
 } from '../exchange/index.ts';
 import type { Address } from '../primitives/index.ts';
+import type { HistoryReader } from './history-api.ts';
 
 /** A signed `/exchange` request after its shape was checked. */
 export interface ExchangeRequest {
@@ -35,6 +36,11 @@ export interface OrderStatusAnswer {
 
 export interface NodeApi {
   submit(req: ExchangeRequest): Promise<SubmitOutcome>;
+  /** The indexed history (`/v4`, `/stats`). */
+  readonly history: HistoryReader;
+  /** The coin a market parameter names: "BTC-USD" or "BTC" for a perpetual, a spot pair's name or "@<pair>"; null when none. */
+  coinOf(market: string): string | null;
+  isPerp(coin: string): boolean;
   /** Perp or spot market rules by asset index, for stateless pre-checks. */
   marketRules(asset: number): MarketRules | null;
   meta(): ReturnType<typeof views.meta>;

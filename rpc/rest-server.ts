@@ -9,6 +9,8 @@ import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { HISTORY_ROUTES } from './history.ts';
+import { STATS_ROUTES } from './stats.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -55,6 +57,15 @@ export class RestServer {
     this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
     this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
     this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
+    // The spec's statistics limit (100 a minute per IP) and the free historical tier (60 a minute).
+    const statsLimiter = new RateLimiter(100);
+    const historyLimiter = new RateLimiter(60);
+    for (const [name, route] of Object.entries(STATS_ROUTES)) {
+      this.get(`/stats/${name}`, async (r) => this.limited(statsLimiter, r.ip, 'statistics', 100) ?? { status: OK, body: await route(api, r.query) });
+    }
+    for (const [name, route] of Object.entries(HISTORY_ROUTES)) {
+      this.get(`/v4/${name}`, async (r) => this.limited(historyLimiter, r.ip, 'historical', 60) ?? { status: OK, body: await route(api, r.query) });
+    }
     this.get('/v1/health', () => this.health());
     this.get('/v1/height', () => {
       const h = api.head();
@@ -81,6 +92,14 @@ export class RestServer {
 
   close(): void {
     this.listener.close();
+  }
+
+  /** The 429 answer when `ip` is over a limiter's budget, else null. */
+  private limited(limiter: RateLimiter, ip: string, what: string, perMinute: number): Reply | null {
+    const wait = limiter.take(ip);
+    if (wait === 0) return null;
+    const body = { error: 'rate_limit_exceeded', message: `Too many ${what} requests: at most ${perMinute} a minute per IP`, retry_after: wait };
+    return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
   }
 
   private health(): Reply {
