@@ -363,7 +363,8 @@ export class Indexer {
       c.c = px;
       c.v += sz;
       c.n += 1;
-      changed.set(key, Object.assign(c, { coin: f.coin, interval }));
+      // Keyed by open time too: a batch may close candles and open new ones of the same interval.
+      changed.set(`${key}|${t}`, Object.assign(c, { coin: f.coin, interval }));
     }
     return pxUnits * szUnits * 10n ** BigInt(USD_SCALE - dec.pxDecimals - dec.szDecimals);
   }
