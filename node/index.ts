@@ -9,3 +9,6 @@ export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSampl
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
+export {
+  Indexer, LevelHistoryStore, RETENTION, sampleBlock, type HistoryStore, type HistoryBatch, type IndexedBlock,
+} from './indexer/index.ts';

@@ -3,7 +3,7 @@
 // transfers, first-time users and retention.
 import t from 'tap';
 import { rm } from 'node:fs/promises';
-import { Indexer, LevelHistoryStore, RETENTION, type IndexedBlock } from '../../node/indexer/index.ts';
+import { Indexer, LevelHistoryStore, RETENTION, type IndexedBlock } from '../../node/index.ts';
 import type { ExchangeEvent, FillRecord } from '../../exchange/index.ts';
 import type { HistoryReader, RangeQuery } from '../../rpc/index.ts';
 import { tempDir } from '../support/node.ts';
