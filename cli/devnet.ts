@@ -15,6 +15,8 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     rpcPort: opts.rpcPort,
     oracleIntervalMs: opts.oracleIntervalMs,
     bridgeChains: opts.bridgeChains.map((url) => ({ url, confirmations: opts.bridgeConfirmations, devDeploy: opts.bridgeToken === null ? {} : { token: opts.bridgeToken } })),
+    indexerDb: opts.indexerDb,
+    history: opts.history,
     log: out,
   });
   const g = node.genesis;

@@ -16,6 +16,10 @@ export interface DevnetOptions {
   /** An existing USDC on those chains; absent: the devnet deploys a test USDC. */
   readonly bridgeToken: string | null;
   readonly bridgeConfirmations: number;
+  /** PostgreSQL URL of the history store; null: the embedded store in the data directory. */
+  readonly indexerDb: string | null;
+  /** False with --no-history: no indexer, no /v4 or /stats. */
+  readonly history: boolean;
 }
 
 export class UsageError extends Error {
@@ -38,6 +42,9 @@ Options:
                           deploys the bridge there once (and a test USDC), then relays deposits and withdrawals
   --bridge-token <addr>   the USDC contract on the bridged chain (default: deploy a test USDC)
   --bridge-confirmations <n>  blocks that must hold a deposit before it is credited (default 1)
+  --indexer-db <url>      keep the history in PostgreSQL (postgres://user@host:port/db) instead of
+                          the embedded store in the data directory (docs/history.md)
+  --no-history            keep no history: no indexer; /v4 and /stats answer 503
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -65,6 +72,12 @@ function confirmations(value: string | undefined): number {
   return Number(value);
 }
 
+export function indexerDb(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!/^postgres(ql)?:\/\/.+/.test(value)) throw new UsageError(`--indexer-db must be a postgres:// URL, got "${value}"`);
+  return value;
+}
+
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
   let values;
   try {
@@ -83,6 +96,8 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'bridge-chain': { type: 'string', multiple: true },
         'bridge-token': { type: 'string' },
         'bridge-confirmations': { type: 'string' },
+        'indexer-db': { type: 'string' },
+        'no-history': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -105,5 +120,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     }),
     bridgeToken: bridgeToken(values['bridge-token']),
     bridgeConfirmations: confirmations(values['bridge-confirmations']),
+    indexerDb: indexerDb(values['indexer-db']),
+    history: !(values['no-history'] ?? false),
   };
 }

@@ -9,7 +9,7 @@ import { registrationBytes } from '../exchange/index.ts';
 import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
 import { normalizeAddress } from '../primitives/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
-import { UsageError } from './options.ts';
+import { UsageError, indexerDb } from './options.ts';
 
 /** What `svc start` reads from <home>/config.json. */
 export interface HomeConfig {
@@ -28,6 +28,10 @@ export interface HomeConfig {
   readonly bridgeChains?: BridgeChainConfig[];
   /** How often the relayer reads them (ms); default 1000. */
   readonly bridgePollMs?: number;
+  /** PostgreSQL URL of the history store (docs/history.md); absent: the embedded store. */
+  readonly indexerDb?: string;
+  /** false: keep no history. */
+  readonly history?: boolean;
 }
 
 export const TESTNET_USAGE = `Usage: svc testnet --validators N --out DIR [--full-nodes M] [--base-port P]
@@ -234,6 +238,8 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
     ...(config.bridgeChains !== undefined ? { bridgeChains: config.bridgeChains } : {}),
     ...(config.bridgePollMs !== undefined ? { bridgePollMs: config.bridgePollMs } : {}),
+    ...(config.indexerDb !== undefined ? { indexerDb: indexerDb(config.indexerDb) } : {}),
+    ...(config.history !== undefined ? { history: config.history !== false } : {}),
     onSyncProgress: syncProgress(out),
     log: out,
   });

@@ -41,7 +41,7 @@ export function makeNodeApi(deps: {
   store: ChainStore;
   submit: (req: ExchangeRequest) => Promise<SubmitOutcome>;
   healthy: () => boolean;
-  history: HistoryReader;
+  history: HistoryReader | null;
   /** The relayer's watchers, when this node runs one. */
   bridgeStatus?: () => { chainId: number | null; up: boolean; scanned: number; error: string }[];
 }): NodeApi {

@@ -81,6 +81,8 @@ export interface NodeConfig {
    * data directory, or a `postgres://` URL.
    */
   readonly indexerDb: string | null;
+  /** Keep the history at all (`--no-history`: no indexer; `/v4` and `/stats` answer 503). */
+  readonly history: boolean;
 }
 
 /** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
@@ -111,6 +113,7 @@ export const DEFAULT_NODE_CONFIG = {
   bridgeChains: [] as readonly NodeBridgeChain[],
   bridgePollMs: 1000,
   indexerDb: null as string | null,
+  history: true,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -280,7 +283,7 @@ export class SvcNode {
     readonly rpcPort: number | null,
     private readonly transport: Libp2pTransport | null,
     private readonly relayer: BridgeRelayer | null,
-    readonly indexer: Indexer,
+    readonly indexer: Indexer | null,
   ) {}
 
   /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
@@ -364,13 +367,15 @@ export class SvcNode {
     });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     await chain.loadEvidenceIndex();
-    const indexer = await startIndexer(config, genesis, store, chain, evm, cleanups);
-    // Blocks go to the indexer as they commit, with the state samples taken right after each.
-    let prevTime = chain.storedHead.time;
-    bus.onBlock((e) => {
-      indexer.push(sampleBlock(exchange.state, e.header.height, e.header.time, prevTime, e.events));
-      prevTime = e.header.time;
-    });
+    const indexer = config.history ? await startIndexer(config, genesis, store, chain, evm, cleanups) : null;
+    if (indexer !== null) {
+      // Blocks go to the indexer as they commit, with the state samples taken right after each.
+      let prevTime = chain.storedHead.time;
+      bus.onBlock((e) => {
+        indexer.push(sampleBlock(exchange.state, e.header.height, e.header.time, prevTime, e.events));
+        prevTime = e.header.time;
+      });
+    }
     for (const m of exchange.state.markets) {
       for (const interval of Object.keys(CANDLE_INTERVALS)) {
         const last = await store.lastCandle(m.name, interval);
@@ -483,7 +488,7 @@ export class SvcNode {
       if (req !== null) void admit(admission(false), req);
     });
     const api = makeNodeApi({
-      history: indexer.store,
+      history: indexer?.store ?? null,
       candles,
       exchange,
       chain,
@@ -568,8 +573,8 @@ export class SvcNode {
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       // What the indexer has not written yet is rebuilt from the blocks at the next start.
-      await this.indexer.flushed().catch(() => {});
-      await this.indexer.store.close();
+      await this.indexer?.flushed().catch(() => {});
+      await this.indexer?.store.close();
       await this.store.close();
       await this.evm.store.close();
       await this.recovery.close();

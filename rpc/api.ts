@@ -36,8 +36,8 @@ export interface OrderStatusAnswer {
 
 export interface NodeApi {
   submit(req: ExchangeRequest): Promise<SubmitOutcome>;
-  /** The indexed history (`/v4`, `/stats`). */
-  readonly history: HistoryReader;
+  /** The indexed history (`/v4`, `/stats`); null on a node that keeps none. */
+  readonly history: HistoryReader | null;
   /** The coin a market parameter names: "BTC-USD" or "BTC" for a perpetual, a spot pair's name or "@<pair>"; null when none. */
   coinOf(market: string): string | null;
   isPerp(coin: string): boolean;

@@ -2,7 +2,7 @@
 // has_more}}. Pages are keyset pages: the cursor names the last row served (its time and id),
 // so a page never repeats or skips rows while new ones are indexed.
 import type { NodeApi } from './api.ts';
-import type { Cursor, RangeQuery } from './history-api.ts';
+import type { Cursor, HistoryReader, RangeQuery } from './history-api.ts';
 import { badRequest } from './http-errors.ts';
 
 export const HISTORY_LIMIT_DEFAULT = 100;
@@ -92,45 +92,45 @@ function userParam(q: Query): string | null {
 }
 
 /** The /v4 sets by path segment. */
-export const HISTORY_ROUTES: Readonly<Record<string, (api: NodeApi, q: Query) => Promise<HistoryPage>>> = {
-  async trades(api, q) {
+export const HISTORY_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryReader, q: Query) => Promise<HistoryPage>>> = {
+  async trades(api, h, q) {
     const coin = market(api, q, true);
     const r = rangeOf(q);
-    return page(await api.history.trades(coin, r), r.wanted, byTimeId);
+    return page(await h.trades(coin, r), r.wanted, byTimeId);
   },
-  async candles(api, q) {
+  async candles(api, h, q) {
     const coin = market(api, q, true);
     const interval = oneOf(q, 'interval', CANDLE_INTERVAL_NAMES, null);
     const r = rangeOf(q);
-    return page(await api.history.candles(coin, interval, r), r.wanted, (c) => ({ time: c.t, id: 0 }));
+    return page(await h.candles(coin, interval, r), r.wanted, (c) => ({ time: c.t, id: 0 }));
   },
-  async funding(api, q) {
+  async funding(api, h, q) {
     const coin = market(api, q, true);
     const interval = oneOf(q, 'interval', ['1h', '8h'] as const, '1h');
     const r = rangeOf(q);
-    return page(await api.history.funding(coin, interval, r), r.wanted, byTimeId);
+    return page(await h.funding(coin, interval, r), r.wanted, byTimeId);
   },
-  async liquidations(api, q) {
+  async liquidations(api, h, q) {
     const coin = market(api, q, false);
     const r = rangeOf(q);
-    return page(await api.history.liquidations(coin, r), r.wanted, byTimeId);
+    return page(await h.liquidations(coin, r), r.wanted, byTimeId);
   },
-  async open_interest(api, q) {
+  async open_interest(api, h, q) {
     const coin = market(api, q, true);
     const r = rangeOf(q);
-    return page(await api.history.openInterest(coin, r), r.wanted, byTimeId);
+    return page(await h.openInterest(coin, r), r.wanted, byTimeId);
   },
-  async orderbook_snapshots(api, q) {
+  async orderbook_snapshots(api, h, q) {
     const coin = market(api, q, true);
     const r = rangeOf(q);
-    return page(await api.history.bookSnapshots(coin, r), r.wanted, byTimeId);
+    return page(await h.bookSnapshots(coin, r), r.wanted, byTimeId);
   },
-  async deposits(api, q) {
+  async deposits(api, h, q) {
     const r = rangeOf(q);
-    return page(await api.history.transfers('deposit', userParam(q), r), r.wanted, byTimeId);
+    return page(await h.transfers('deposit', userParam(q), r), r.wanted, byTimeId);
   },
-  async withdrawals(api, q) {
+  async withdrawals(api, h, q) {
     const r = rangeOf(q);
-    return page(await api.history.transfers('withdraw', userParam(q), r), r.wanted, byTimeId);
+    return page(await h.transfers('withdraw', userParam(q), r), r.wanted, byTimeId);
   },
 };

@@ -2,6 +2,7 @@
 // is JSON with the spec's status codes; no request can take the process down.
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { NodeApi } from './api.ts';
+import type { HistoryReader } from './history-api.ts';
 import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError, STATUS_LINE } from './http-errors.ts';
@@ -61,10 +62,10 @@ export class RestServer {
     const statsLimiter = new RateLimiter(100);
     const historyLimiter = new RateLimiter(60);
     for (const [name, route] of Object.entries(STATS_ROUTES)) {
-      this.get(`/stats/${name}`, async (r) => this.limited(statsLimiter, r.ip, 'statistics', 100) ?? { status: OK, body: await route(api, r.query) });
+      this.get(`/stats/${name}`, async (r) => this.limited(statsLimiter, r.ip, 'statistics', 100) ?? { status: OK, body: await route(api, this.history(), r.query) });
     }
     for (const [name, route] of Object.entries(HISTORY_ROUTES)) {
-      this.get(`/v4/${name}`, async (r) => this.limited(historyLimiter, r.ip, 'historical', 60) ?? { status: OK, body: await route(api, r.query) });
+      this.get(`/v4/${name}`, async (r) => this.limited(historyLimiter, r.ip, 'historical', 60) ?? { status: OK, body: await route(api, this.history(), r.query) });
     }
     this.get('/v1/health', () => this.health());
     this.get('/v1/height', () => {
@@ -94,6 +95,12 @@ export class RestServer {
     this.listener.close();
   }
 
+  /** The history, or 503 on a node that keeps none. */
+  private history(): HistoryReader {
+    if (this.api.history === null) throw new HttpError('service_unavailable', 'This node keeps no history (it was started with --no-history)');
+    return this.api.history;
+  }
+
   /** The 429 answer when `ip` is over a limiter's budget, else null. */
   private limited(limiter: RateLimiter, ip: string, what: string, perMinute: number): Reply | null {
     const wait = limiter.take(ip);
@@ -102,9 +109,10 @@ export class RestServer {
     return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
   }
 
-  private health(): Reply {
+  private async health(): Promise<Reply> {
     const h = this.api.head();
-    const body = { status: this.api.healthy() ? 'ok' : 'unavailable', height: String(h.height), time: new Date(h.time).toISOString() };
+    const indexed = this.api.history === null ? null : String(await this.api.history.indexedHeight());
+    const body = { status: this.api.healthy() ? 'ok' : 'unavailable', height: String(h.height), time: new Date(h.time).toISOString(), indexed_height: indexed };
     return { status: this.api.healthy() ? OK : STATUS_LINE.service_unavailable, body };
   }
 

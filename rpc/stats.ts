@@ -4,7 +4,7 @@
 // `start_date`, `end_date` (YYYY-MM-DD, inclusive) and `coins` (repeated or comma-separated:
 // "BTC" or "BTC-USD").
 import type { NodeApi } from './api.ts';
-import type { CoinDailyRow, DailyStatsRow } from './history-api.ts';
+import type { CoinDailyRow, DailyStatsRow, HistoryReader } from './history-api.ts';
 import { badRequest } from './http-errors.ts';
 import { addDecimals } from '../primitives/index.ts';
 
@@ -54,64 +54,64 @@ export function statsCoin(api: NodeApi, coin: string): string {
 }
 
 /** Daily rows, restricted to `coins` when given (summed from the per-market rows). */
-async function days(api: NodeApi, q: Query): Promise<{ day: number; volume: string; users: number; newUsers: number; trades: number }[]> {
+async function days(api: NodeApi, h: HistoryReader, q: Query): Promise<{ day: number; volume: string; users: number; newUsers: number; trades: number }[]> {
   const { start, end } = window(q);
   const only = coins(api, q);
-  if (only === null) return (await api.history.dailyStats(start, end)).map((d: DailyStatsRow) => d);
+  if (only === null) return (await h.dailyStats(start, end)).map((d: DailyStatsRow) => d);
   const byDay = new Map<number, { day: number; volume: string; users: number; newUsers: number; trades: number }>();
-  for (const r of await api.history.coinDailyStats(start, end)) {
+  for (const r of await h.coinDailyStats(start, end)) {
     if (!only.has(r.coin)) continue;
     const d = byDay.get(r.day) ?? { day: r.day, volume: '0', users: 0, newUsers: 0, trades: 0 };
     byDay.set(r.day, { ...d, volume: addDecimals(d.volume, r.volume), trades: d.trades + r.trades });
   }
   // Users are counted across markets only: per-market filters leave them as the whole exchange's.
-  const all = new Map((await api.history.dailyStats(start, end)).map((d) => [d.day, d]));
+  const all = new Map((await h.dailyStats(start, end)).map((d) => [d.day, d]));
   return [...byDay.values()].sort((a, b) => a.day - b.day).map((d) => ({ ...d, users: all.get(d.day)?.users ?? 0, newUsers: all.get(d.day)?.newUsers ?? 0 }));
 }
 
-async function coinDays(api: NodeApi, q: Query): Promise<CoinDailyRow[]> {
+async function coinDays(api: NodeApi, h: HistoryReader, q: Query): Promise<CoinDailyRow[]> {
   const { start, end } = window(q);
   const only = coins(api, q);
-  return (await api.history.coinDailyStats(start, end)).filter((r) => only === null || only.has(r.coin));
+  return (await h.coinDailyStats(start, end)).filter((r) => only === null || only.has(r.coin));
 }
 
-export const STATS_ROUTES: Readonly<Record<string, (api: NodeApi, q: Query) => Promise<unknown>>> = {
-  async total_users(api) {
-    return { total_users: (await api.history.totals()).users };
+export const STATS_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryReader, q: Query) => Promise<unknown>>> = {
+  async total_users(api, h) {
+    return { total_users: (await h.totals()).users };
   },
-  async total_usd_volume(api, q) {
+  async total_usd_volume(api, h, q) {
     const only = coins(api, q);
     const since = api.head().time - DAY_MS;
     let total = '0';
-    for (const [coin, v] of await api.history.volumeSince(since)) if (only === null || only.has(coin)) total = addDecimals(total, v.volume);
+    for (const [coin, v] of await h.volumeSince(since)) if (only === null || only.has(coin)) total = addDecimals(total, v.volume);
     return { total_usd_volume: num(total) };
   },
-  async total_deposits(api) {
-    return { total_deposits: num((await api.history.totals()).deposits) };
+  async total_deposits(api, h) {
+    return { total_deposits: num((await h.totals()).deposits) };
   },
-  async total_withdrawals(api) {
-    return { total_withdrawals: num((await api.history.totals()).withdrawals) };
+  async total_withdrawals(api, h) {
+    return { total_withdrawals: num((await h.totals()).withdrawals) };
   },
-  async cumulative_usd_volume(api, q) {
+  async cumulative_usd_volume(api, h, q) {
     let cumulative = '0';
-    const rows = (await days(api, q)).map((d) => {
+    const rows = (await days(api, h, q)).map((d) => {
       cumulative = addDecimals(cumulative, d.volume);
       return { time: dayText(d.day), cumulative: num(cumulative) };
     });
     return { chart_data: rows };
   },
-  async daily_usd_volume(api, q) {
-    return { chart_data: (await days(api, q)).map((d) => ({ time: dayText(d.day), daily_usd_volume: num(d.volume) })) };
+  async daily_usd_volume(api, h, q) {
+    return { chart_data: (await days(api, h, q)).map((d) => ({ time: dayText(d.day), daily_usd_volume: num(d.volume) })) };
   },
-  async open_interest(api, q) {
-    const rows = (await coinDays(api, q)).filter((r) => api.isPerp(r.coin)).map((r) => ({
+  async open_interest(api, h, q) {
+    const rows = (await coinDays(api, h, q)).filter((r) => api.isPerp(r.coin)).map((r) => ({
       time: dayText(r.day), coin: statsCoin(api, r.coin), open_interest: num(r.openInterest) * num(r.markPx), open_interest_base: num(r.openInterest), mark_price: num(r.markPx),
     }));
     return { chart_data: rows };
   },
-  async funding_rate(api, q) {
+  async funding_rate(api, h, q) {
     const only = coins(api, q);
-    const rows = (await coinDays(api, q)).filter((r) => api.isPerp(r.coin)).map((r) => ({
+    const rows = (await coinDays(api, h, q)).filter((r) => api.isPerp(r.coin)).map((r) => ({
       time: dayText(r.day), coin: statsCoin(api, r.coin), sum_funding: num(r.fundingSum),
     }));
     const [, ctxs] = api.metaAndAssetCtxs();
@@ -122,24 +122,24 @@ export const STATS_ROUTES: Readonly<Record<string, (api: NodeApi, q: Query) => P
       .map((c) => ({ ...c, coin: `${c.coin}-USD` }));
     return { chart_data: rows, current };
   },
-  async daily_unique_users(api, q) {
-    return { chart_data: (await days(api, q)).map((d) => ({ time: dayText(d.day), daily_unique_users: d.users })) };
+  async daily_unique_users(api, h, q) {
+    return { chart_data: (await days(api, h, q)).map((d) => ({ time: dayText(d.day), daily_unique_users: d.users })) };
   },
-  async cumulative_users(api, q) {
+  async cumulative_users(api, h, q) {
     const { start, end } = window(q);
     let cumulative = 0;
     const rows: { time: string; daily_new_users: number; cumulative_new_users: number }[] = [];
     // Counted from genesis so the running total is right inside any window.
-    for (const d of await api.history.dailyStats(0, end)) {
+    for (const d of await h.dailyStats(0, end)) {
       cumulative += d.newUsers;
       if (d.day >= start) rows.push({ time: dayText(d.day), daily_new_users: d.newUsers, cumulative_new_users: cumulative });
     }
     return { chart_data: rows };
   },
-  async asset_ctxs(api, q) {
+  async asset_ctxs(api, h, q) {
     const only = coins(api, q);
     const [meta, ctxs] = api.metaAndAssetCtxs();
-    const volumes = await api.history.volumeSince(api.head().time - DAY_MS);
+    const volumes = await h.volumeSince(api.head().time - DAY_MS);
     return meta.universe.flatMap((m, i) => {
       const c = ctxs[i];
       if (c === undefined || (only !== null && !only.has(m.name))) return [];
