@@ -8,6 +8,10 @@ import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
+import { fills } from './v1/fills.ts';
+import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
+import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
+import { subaccount } from './v1/subaccount.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
 export interface RestServerOptions {
@@ -53,6 +57,12 @@ export class RestServer {
       return { status: OK, body: await handleInfo(api, parseJsonBody(r.body)) };
     });
     this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
+    this.post('/v1/orders', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders', ORDER_TYPES) }));
+    this.post('/v1/orders/cancel', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders/cancel', CANCEL_TYPES) }));
+    this.get('/v1/perpetualMarkets', async (r) => ({ status: OK, body: await perpetualMarkets(api, r.query) }));
+    this.get('/v1/orderbooks/perpetualMarket/:ticker', (r) => ({ status: OK, body: perpOrderbook(api, r.params[0] ?? '', r.query) }));
+    this.get('/v1/addresses/:address/subaccountNumber/:n', (r) => ({ status: OK, body: subaccount(api, r.params[0] ?? '', r.params[1] ?? '') }));
+    this.get('/v1/fills', async (r) => ({ status: OK, body: await fills(api, r.query) }));
     this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
     this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
     this.get('/v1/health', () => this.health());
