@@ -218,6 +218,24 @@ t.test('subaccounts, fills and referral', async (t) => {
   const bobRef = await client.info({ type: 'referral', user: B });
   t.match(bobRef.body, { referredBy: null, cumVlm: '20050', referrerState: { stage: 'needToCreateCode' } });
   t.same(bobRef.body.referrerState, { stage: 'needToCreateCode' });
+
+  // Codes: bob has traded enough to create one; carol joins it.
+  const carol = wallets[2] as Wallet;
+  const C = carol.address.toLowerCase();
+  const early = await client.exchange(carol, { type: 'registerReferrer', code: 'carol' });
+  t.same(early.body, { status: 'err', response: 'Invalid action: creating a referral code needs 10000 USD traded; the account traded 0' });
+  t.same((await client.exchange(bob, { type: 'registerReferrer', code: 'bob1' })).body, { status: 'ok', response: { type: 'default' } });
+  t.same((await client.exchange(carol, { type: 'setReferrer', code: 'BOB1' })).body, { status: 'ok', response: { type: 'default' } });
+  t.same((await client.exchange(carol, { type: 'setReferrer', code: 'BOB1' })).body, { status: 'err', response: 'Invalid action: a referrer is already set: code BOB1' });
+  t.match((await client.info({ type: 'referral', user: C })).body, { referredBy: { referrer: B, code: 'BOB1' }, cumVlm: '0', referrerState: { stage: 'needToTrade' } });
+  t.match((await client.info({ type: 'referral', user: B })).body, {
+    referredBy: null,
+    referrerState: { stage: 'ready', data: { code: 'BOB1', referralStates: [{ user: C, cumVlm: '0', cumFeesRewardedToReferrer: '0', timeJoined: Number }] } },
+  });
+  const badCode = await client.exchange(carol, { type: 'setReferrer', code: 'no-dash' });
+  t.equal(badCode.status, 400);
+  t.same(badCode.body.details, { field: 'action.code' });
+
   const bad = await client.info({ type: 'referral', user: '0x12' });
   t.equal(bad.status, 400);
   t.same(bad.body.details, { field: 'user' });
