@@ -37,6 +37,14 @@ type Route = (req: Request) => Promise<Reply> | Reply;
 
 const OK = '200 OK';
 
+function decodePathParam(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    throw new HttpError('bad_request', `Malformed path parameter: ${p} is not valid percent-encoding`);
+  }
+}
+
 export class RestServer {
   private readonly app: uWS.TemplatedApp;
   private readonly listener: UwsListener;
@@ -104,11 +112,13 @@ export class RestServer {
     this.app.get(path, (res, req) => {
       const url = req.getUrl();
       const query = new URLSearchParams(req.getQuery() ?? '');
-      const params = Array.from({ length: nParams }, (_, i) => decodeURIComponent(req.getParameter(i) ?? ''));
+      const raw = Array.from({ length: nParams }, (_, i) => req.getParameter(i) ?? '');
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-      void this.run(route, { ip, body: Buffer.alloc(0), url, params, query }).then((reply) => {
+      // Decoded inside run(): a malformed escape (`%E0%A4%A`) throws, and a throw here aborts the process.
+      const decoded: Route = (r) => route({ ...r, params: raw.map(decodePathParam) });
+      void this.run(decoded, { ip, body: Buffer.alloc(0), url, params: raw, query }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });

@@ -75,6 +75,10 @@ t.test('perpetual markets, the perpetual book, orders through /v1/orders', async
   t.equal(noBook.status, 404);
   t.equal(noBook.body.error, 'not_found');
   t.equal((await client.raw('/v1/orderbooks/perpetualMarket/SVC-USDC')).status, 404, 'a spot pair is not a perpetual');
+  const escape = await client.raw('/v1/orderbooks/perpetualMarket/%E0%A4%A');
+  t.same(escape.body, { error: 'bad_request', message: 'Malformed path parameter: %E0%A4%A is not valid percent-encoding' }, 'a bad escape is a 400, not a crash');
+  t.equal((await client.raw('/v1/spot/orderbook/%ZZ')).status, 400);
+  t.equal((await client.raw('/v1/height')).status, 200, 'the node still answers');
   for (const depth of ['0', '501', 'x', '1.5']) {
     const bad = await client.raw(`/v1/orderbooks/perpetualMarket/BTC-USD?depth=${depth}`);
     t.equal(bad.status, 400, `depth=${depth}`);
