@@ -178,6 +178,19 @@ export interface RegisterValidatorAction {
   readonly name: string;
 }
 
+/** Hyperliquid's `registerReferrer`: creates the account's referral code. */
+export interface RegisterReferrerAction {
+  readonly type: 'registerReferrer';
+  /** Upper case, 1 to 20 of A-Z and 0-9. */
+  readonly code: string;
+}
+
+/** Hyperliquid's `setReferrer`: the account joins the referrer whose code it names. */
+export interface SetReferrerAction {
+  readonly type: 'setReferrer';
+  readonly code: string;
+}
+
 export type Action =
   | OrderAction
   | CancelAction
@@ -195,7 +208,12 @@ export type Action =
   | CDepositAction
   | CWithdrawAction
   | TokenDelegateAction
-  | RegisterValidatorAction;
+  | RegisterValidatorAction
+  | RegisterReferrerAction
+  | SetReferrerAction;
+
+/** Referral codes: 1 to 20 letters or digits, case-insensitive (kept in upper case). */
+export const REFERRAL_CODE_RE = /^[A-Z0-9]{1,20}$/;
 
 /** Validator names are short labels. */
 export const MAX_VALIDATOR_NAME = 32;
@@ -469,6 +487,12 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         bridgeSigner: a.bridgeSigner === undefined || a.bridgeSigner === null ? null : address(a.bridgeSigner, 'action.bridgeSigner'),
         name,
       };
+    }
+    case 'registerReferrer':
+    case 'setReferrer': {
+      const code = str(get(a, 'code', 'action'), 'action.code').toUpperCase();
+      if (!REFERRAL_CODE_RE.test(code)) invalid('action.code', '1 to 20 letters or digits (A-Z, 0-9)');
+      return { type, code };
     }
     default:
       if (PLANNED_ACTIONS.has(type)) {

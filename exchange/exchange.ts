@@ -23,6 +23,7 @@ import { ExchangeState } from './state.ts';
 import { spotSend } from './evm-link.ts';
 import { deployPair, deployToken, type PairDeployed, type TokenDeployed } from './spot-deploy.ts';
 import { cDeposit, cWithdraw, endStakingBlock, registerValidator, tokenDelegate } from './staking.ts';
+import { registerReferrer, setReferrer } from './referral.ts';
 
 /** A transaction whose signature the node has verified: `signer` is the recovered address. */
 export interface ExchangeTx {
@@ -212,6 +213,13 @@ export class Exchange {
           : action.type === 'cWithdraw' ? cWithdraw(this.state, acct, action)
           : action.type === 'tokenDelegate' ? tokenDelegate(this.state, acct, action)
           : registerValidator(this.state, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'registerReferrer':
+      case 'setReferrer': {
+        // The account's own choice, like its funds: never an agent's.
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error = action.type === 'registerReferrer' ? registerReferrer(this.state, acct, action) : setReferrer(this.state, acct, action);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'updateLeverage':

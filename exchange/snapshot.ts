@@ -90,6 +90,8 @@ interface Snapshot {
     refunded: string;
   };
   staking?: StakingSnapshot;
+  /** Referral codes by code, and referred accounts by address (absent when both are empty). */
+  referrals?: { codes: [string, string][]; referred: [string, string, string, number][] };
 }
 
 interface WithdrawalRow {
@@ -271,7 +273,16 @@ export function snapshotState(state: ExchangeState): Json {
   if (bridge !== undefined) snap.bridge = bridge;
   const staking = changedStaking(state);
   if (staking !== undefined) snap.staking = staking;
+  if (!state.referrals.empty) snap.referrals = referralRows(state);
   return snap as unknown as Json;
+}
+
+function referralRows(state: ExchangeState): NonNullable<Snapshot['referrals']> {
+  const r = state.referrals;
+  return {
+    codes: [...r.owners.entries()].sort(byKey),
+    referred: [...r.referredBy.entries()].map(([user, b]): [string, string, string, number] => [user, b.referrer, b.code, b.time]).sort(byKey),
+  };
 }
 
 function restoreAccount(row: AccountRow): Account {
@@ -385,6 +396,8 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
     state.bridge.refunded = BigInt(b.refunded);
   }
   if (snap.staking !== undefined) restoreStaking(state, snap.staking);
+  for (const [code, owner] of snap.referrals?.codes ?? []) state.referrals.addCode(code, owner);
+  for (const [user, referrer, code, time] of snap.referrals?.referred ?? []) state.referrals.referredBy.set(user, { referrer, code, time });
   return new Exchange(state);
 }
 

@@ -6,6 +6,7 @@ import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleVa
 import type { IdSource } from './engine/matching-engine.ts';
 import type { EvmRelease } from './evm-link.ts';
 import { buildPerps, buildSpot, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
+import { ReferralState } from './referral.ts';
 import { StakingState } from './staking.ts';
 
 /**
@@ -49,6 +50,8 @@ export class ExchangeState {
   readonly masterOf = new Map<Address, Address>();
   /** Account -> its agents in approval order, with their names ("" = unnamed). */
   readonly agentsOf = new Map<Address, { address: Address; name: string }[]>();
+  /** Referral codes and referred accounts (referral.ts). */
+  readonly referrals = new ReferralState();
   /** `normalTpsl` parent oid -> its TP/SL children, until the parent is done. */
   readonly tpslChildren = new Map<number, number[]>();
   /** Trading fees collected, USD units. */

@@ -1,5 +1,5 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
-import { USD_DECIMALS, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
+import { USD_DECIMALS, indexerViews, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
@@ -15,6 +15,8 @@ const CANDLE_LIMIT = 5000;
 const TIME_RANGE_LIMIT = 500;
 /** Most recent fills `userFillsByTime` looks through, as on Hyperliquid. */
 const USER_FILLS_REACH = 10_000;
+
+const HOUR = 3_600_000;
 
 /** Taker (`userCross`) and maker (`userAdd`) notional per UTC day, newest day first. */
 function dailyVolume(fills: readonly FillRecord[]): { date: string; userCross: string; userAdd: string }[] {
@@ -98,6 +100,23 @@ export function makeNodeApi(deps: {
       const side = (isBuy: boolean) => views.bookLevels(m, isBuy, depth).map((l) => ({ price: l.px, size: l.sz }));
       return { bids: side(true), asks: side(false), time: state.time };
     },
+    async perpetualMarkets() {
+      // The same 24 clock hours as the volume ring of state: this hour and the 23 before it.
+      const since = (Math.floor(state.time / HOUR) - 23) * HOUR;
+      return Promise.all(indexerViews.perpetualMarkets(state).map(async (m) => {
+        const coin = state.perps[m.assetIndex]?.name ?? '';
+        const candles = await store.candleRange(coin, '1h', since, Number.MAX_SAFE_INTEGER, 24);
+        return { ...m, trades24H: candles.reduce((n, c) => n + c.n, 0) };
+      }));
+    },
+    perpOrderbook(ticker, depth) {
+      const m = indexerViews.perpByTicker(state, ticker);
+      if (m === undefined) return null;
+      const side = (isBuy: boolean) => views.bookLevels(m, isBuy, depth).map((l) => ({ price: l.px, size: l.sz }));
+      return { bids: side(true), asks: side(false) };
+    },
+    hasAccount: (user) => state.accounts.has(user),
+    referral: (user) => referral(state, user),
     openOrders: (user) => views.openOrders(state, user),
     userFills: (user) => store.userFills(user, USER_FILLS_LIMIT),
     userFillsByTime: (user, start, end) => store.userFillsBetween(user, start, end, USER_FILLS_LIMIT, USER_FILLS_REACH),

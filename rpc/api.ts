@@ -1,6 +1,6 @@
 // What rpc/ needs from the node, declared here and supplied by node/ (rpc never imports node/).
 import type {
-  ExchangeError, WithdrawalView, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, TxResult, views,
+  ExchangeError, WithdrawalView, FillRecord, FundingRateRecord, FundingRecord, OrderStatus, OrderView, PerpetualMarketView, ReferralView, TxResult, views,
 } from '../exchange/index.ts';
 import type { Address } from '../primitives/index.ts';
 import type { HistoryReader } from './history-api.ts';
@@ -69,6 +69,14 @@ export interface NodeApi {
   validatorSummaries(): ReturnType<typeof views.validatorSummaries>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;
+  /** Perpetuals in universe order, dYdX's market fields; `trades24H` counts the trades of the last 24 clock hours. */
+  perpetualMarkets(): Promise<(PerpetualMarketView & { trades24H: number })[]>;
+  /** Levels per side of a perpetual by ticker (`BTC-USD`) or coin (`BTC`), or null for an unknown one. */
+  perpOrderbook(ticker: string, depth: number): { bids: BookLevel[]; asks: BookLevel[] } | null;
+  /** Whether the address is an account in state (funded, traded or transferred to at some point). */
+  hasAccount(user: Address): boolean;
+  /** Hyperliquid's `referral` answer for any address. */
+  referral(user: Address): ReferralView;
   openOrders(user: Address): OrderView[];
   /** The 2000 most recent fills, newest first. */
   userFills(user: Address): Promise<FillRecord[]>;
@@ -83,6 +91,11 @@ export interface NodeApi {
   withdrawals(user: Address): WithdrawalView[];
   /** The bridge: registered chains, and this node's view of each chain it watches. */
   bridge(): BridgeInfo;
+}
+
+export interface BookLevel {
+  readonly price: string;
+  readonly size: string;
 }
 
 export interface BridgeInfo {

@@ -57,6 +57,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   subAccounts: (api, body) => api.subAccounts(requireAddress(body, 'user')),
   userRateLimit: (api, body) => api.userRateLimit(requireAddress(body, 'user')),
   delegatorSummary: (api, body) => api.delegatorSummary(requireAddress(body, 'user')),
+  referral: (api, body) => api.referral(requireAddress(body, 'user')),
   delegations: (api, body) => api.delegations(requireAddress(body, 'user')),
   validatorSummaries: (api) => api.validatorSummaries(),
   userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
@@ -85,7 +86,7 @@ const HANDLERS: Record<string, InfoHandler> = {
 };
 
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
-const PLANNED = new Set(['referral']);
+const PLANNED = new Set<string>();
 
 type Fill = Awaited<ReturnType<NodeApi['userFills']>>[number];
 

@@ -9,6 +9,10 @@ import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
+import { fills } from './v1/fills.ts';
+import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
+import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
+import { subaccount } from './v1/subaccount.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { HISTORY_ROUTES } from './history.ts';
 import { STATS_ROUTES } from './stats.ts';
@@ -36,6 +40,14 @@ type Route = (req: Request) => Promise<Reply> | Reply;
 
 const OK = '200 OK';
 
+function decodePathParam(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    throw new HttpError('bad_request', `Malformed path parameter: ${p} is not valid percent-encoding`);
+  }
+}
+
 export class RestServer {
   private readonly app: uWS.TemplatedApp;
   private readonly listener: UwsListener;
@@ -56,6 +68,12 @@ export class RestServer {
       return { status: OK, body: await handleInfo(api, parseJsonBody(r.body)) };
     });
     this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
+    this.post('/v1/orders', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders', ORDER_TYPES) }));
+    this.post('/v1/orders/cancel', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders/cancel', CANCEL_TYPES) }));
+    this.get('/v1/perpetualMarkets', async (r) => ({ status: OK, body: await perpetualMarkets(api, r.query) }));
+    this.get('/v1/orderbooks/perpetualMarket/:ticker', (r) => ({ status: OK, body: perpOrderbook(api, r.params[0] ?? '', r.query) }));
+    this.get('/v1/addresses/:address/subaccountNumber/:n', (r) => ({ status: OK, body: subaccount(api, r.params[0] ?? '', r.params[1] ?? '') }));
+    this.get('/v1/fills', async (r) => ({ status: OK, body: await fills(api, r.query) }));
     this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
     this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
     // The spec's statistics limit (100 a minute per IP) and the free historical tier (60 a minute).
@@ -121,11 +139,13 @@ export class RestServer {
     this.app.get(path, (res, req) => {
       const url = req.getUrl();
       const query = new URLSearchParams(req.getQuery() ?? '');
-      const params = Array.from({ length: nParams }, (_, i) => decodeURIComponent(req.getParameter(i) ?? ''));
+      const raw = Array.from({ length: nParams }, (_, i) => req.getParameter(i) ?? '');
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-      void this.run(route, { ip, body: Buffer.alloc(0), url, params, query }).then((reply) => {
+      // Decoded inside run(): a malformed escape (`%E0%A4%A`) throws, and a throw here aborts the process.
+      const decoded: Route = (r) => route({ ...r, params: raw.map(decodePathParam) });
+      void this.run(decoded, { ip, body: Buffer.alloc(0), url, params: raw, query }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });
