@@ -13,6 +13,7 @@ import { fills } from './v1/fills.ts';
 import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
 import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
 import { subaccount } from './v1/subaccount.ts';
+import { recentTrades } from './v1/trades.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { HISTORY_ROUTES } from './history.ts';
 import { STATS_ROUTES } from './stats.ts';
@@ -74,6 +75,7 @@ export class RestServer {
     this.get('/v1/orderbooks/perpetualMarket/:ticker', (r) => ({ status: OK, body: perpOrderbook(api, r.params[0] ?? '', r.query) }));
     this.get('/v1/addresses/:address/subaccountNumber/:n', (r) => ({ status: OK, body: subaccount(api, r.params[0] ?? '', r.params[1] ?? '') }));
     this.get('/v1/fills', async (r) => ({ status: OK, body: await fills(api, r.query) }));
+    this.get('/v1/trades/perpetualMarket/:ticker', async (r) => ({ status: OK, body: await recentTrades(api, this.history(), r.params[0] ?? '', r.query) }));
     this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
     this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
     // The spec's statistics limit (100 a minute per IP) and the free historical tier (60 a minute).

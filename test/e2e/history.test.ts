@@ -41,6 +41,11 @@ t.test('trades, candles and statistics from committed blocks; rebuilt when the h
   t.match(trades.data[0], { coin: 'ETH', px: '3490', sz: '0.5', side: 'B', buyer: bob.address.toLowerCase(), seller: alice.address.toLowerCase(), liquidation: false, id: Number, tid: Number, time: Number, height: Number, hash: String });
   t.same(trades.data.map((x: { px: string }) => x.px), ['3490', '3510', '3500'], 'newest first');
   t.same((await client.raw('/v4/trades?market=ETH')).body, trades, 'the coin name works as a market too');
+  const recent = (await client.raw('/v1/trades/perpetualMarket/ETH-USD?limit=2')).body;
+  t.same(recent.trades.map((x: { price: string }) => x.price), ['3490', '3510']);
+  t.match(recent.trades[0], { id: String, side: 'BUY', size: '0.5', price: '3490', type: 'LIMIT', createdAt: /Z$/, createdAtHeight: /^\d+$/ });
+  t.equal((await client.raw('/v1/trades/perpetualMarket/NOPE-USD')).status, 404);
+  t.equal((await client.raw('/v1/trades/perpetualMarket/ETH-USD?limit=0')).status, 400);
 
   // Keyset pages: one row each, in order, and the cursor carries on where the last page stopped.
   const p1 = (await client.raw('/v4/trades?market=ETH-USD&limit=1')).body;
