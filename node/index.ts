@@ -10,5 +10,5 @@ export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
 export {
-  Indexer, LevelHistoryStore, RETENTION, sampleBlock, type HistoryStore, type HistoryBatch, type IndexedBlock,
+  Indexer, LevelHistoryStore, RETENTION, indexedBlock, sampleBlock, type HistoryStore, type HistoryBatch, type IndexedBlock,
 } from './indexer/index.ts';

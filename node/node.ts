@@ -31,7 +31,7 @@ import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
 import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
-import { Indexer, LevelHistoryStore, progressReporter, rebuildHistory, sampleBlock, type HistoryStore } from './indexer/index.ts';
+import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './indexer/index.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -232,28 +232,19 @@ async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promis
   return { exchange, from, to };
 }
 
-/** The history store the config names. */
-async function openHistoryStore(config: NodeConfig): Promise<HistoryStore> {
-  if (config.indexerDb !== null) throw new NodeStartError('the PostgreSQL history store is not available in this build');
-  const history = new LevelHistoryStore(join(config.dataDir, 'history'));
+/** Starts the indexer thread on the configured store and brings the history up to the chain's head from the stored blocks. */
+async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: ChainStore, chain: Chain, evm: EvmChain, cleanups: (() => Promise<void>)[]): Promise<IndexerClient> {
+  let indexer: IndexerClient;
   try {
-    await history.open();
+    indexer = await IndexerClient.start(config.indexerDb === null ? { kind: 'level', path: join(config.dataDir, 'history') } : { kind: 'postgres', url: config.indexerDb }, config.log);
   } catch (err) {
-    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
-    throw new NodeStartError(`cannot open the history database in ${config.dataDir}: ${cause}`);
+    throw new NodeStartError(`cannot open the history store: ${(err as Error).message}`);
   }
-  return history;
-}
-
-/** Opens the history and brings it up to the chain's head from the stored blocks. */
-async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: ChainStore, chain: Chain, evm: EvmChain, cleanups: (() => Promise<void>)[]): Promise<Indexer> {
-  const history = await openHistoryStore(config);
-  cleanups.push(() => history.close());
-  const indexer = new Indexer(history, { log: config.log });
-  const from = await indexer.open();
+  cleanups.push(() => indexer.close());
   const state = chain.exchange.state;
-  await indexer.seedCandles(state.markets.map((m) => m.name), (coin) => state.marketsByName.get(coin));
-  if (history.writable && from < chain.storedHead.height) {
+  await indexer.seedCandles(state.markets.map((m) => [m.name, m.pxDecimals, m.szDecimals] as const));
+  const from = indexer.height;
+  if (indexer.writable && from < chain.storedHead.height) {
     config.log(`history is at block ${from}, the chain at ${chain.storedHead.height}: indexing the blocks in between`);
     await rebuildHistory({ indexer, store, genesis, evm, head: chain.storedHead, snapshotInterval: config.snapshotInterval, progress: progressReporter(config.log) });
   }
@@ -283,7 +274,7 @@ export class SvcNode {
     readonly rpcPort: number | null,
     private readonly transport: Libp2pTransport | null,
     private readonly relayer: BridgeRelayer | null,
-    readonly indexer: Indexer | null,
+    readonly indexer: IndexerClient | null,
   ) {}
 
   /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
@@ -573,8 +564,7 @@ export class SvcNode {
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
       // What the indexer has not written yet is rebuilt from the blocks at the next start.
-      await this.indexer?.flushed().catch(() => {});
-      await this.indexer?.store.close();
+      await this.indexer?.close();
       await this.store.close();
       await this.evm.store.close();
       await this.recovery.close();

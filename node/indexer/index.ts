@@ -1,5 +1,8 @@
 // node/indexer/: the history indexer and its stores (level by default, PostgreSQL when configured).
-export { Indexer, sampleBlock, RETENTION, BOOK_SNAPSHOT_MS, BOOK_SNAPSHOT_DEPTH, DAY_MS, type IndexedBlock, type IndexProgress } from './indexer.ts';
+export { Indexer, RETENTION, DAY_MS, type IndexProgress } from './indexer.ts';
+export { indexedBlock, sampleBlock, sampleState, BOOK_SNAPSHOT_MS, BOOK_SNAPSHOT_DEPTH, type IndexedBlock, type TradeTuple } from './indexed-block.ts';
 export { LevelHistoryStore, CANDLE_BUCKET_SLOTS } from './level-store.ts';
-export { rebuildHistory, progressReporter } from './rebuild.ts';
+export { rebuildHistory, progressReporter, type IndexerSink } from './rebuild.ts';
 export type { HistoryStore, HistoryBatch, CoinHourRow } from './store.ts';
+export { IndexerClient, type HistoryHandle } from './client.ts';
+export { openHistoryStore, type HistoryStoreConfig } from './open-store.ts';

@@ -10,13 +10,21 @@ import { Chain } from '../chain.ts';
 import { EventBus } from '../event-bus.ts';
 import { Mempool } from '../mempool.ts';
 import type { ChainStore, StoredHead } from '../storage.ts';
-import { sampleBlock, type Indexer, type IndexProgress } from './indexer.ts';
+import type { IndexProgress } from './indexer.ts';
+import { sampleBlock, type IndexedBlock } from './indexed-block.ts';
 
 /** Blocks handed to the indexer before waiting for it to write them (bounds memory). */
 const WINDOW = 2000;
 
+/** Where blocks go: the indexer, in this thread or another. */
+export interface IndexerSink {
+  readonly height: number;
+  push(block: IndexedBlock): void;
+  flushed(): Promise<void>;
+}
+
 export async function rebuildHistory(deps: {
-  readonly indexer: Indexer;
+  readonly indexer: IndexerSink;
   readonly store: ChainStore;
   readonly genesis: LoadedGenesis;
   readonly evm: EvmChain;

@@ -3,13 +3,14 @@
 // transfers, first-time users and retention.
 import t from 'tap';
 import { rm } from 'node:fs/promises';
-import { Indexer, LevelHistoryStore, RETENTION, type IndexedBlock } from '../../node/index.ts';
+import { Indexer, LevelHistoryStore, RETENTION, indexedBlock, type IndexedBlock } from '../../node/index.ts';
 import type { ExchangeEvent, FillRecord } from '../../exchange/index.ts';
 import type { HistoryReader, RangeQuery } from '../../rpc/index.ts';
 import { tempDir } from '../support/node.ts';
 import { replaySeed } from '../support/seed.ts';
 
 const MARKETS = new Map([['BTC', { pxDecimals: 1, szDecimals: 4 }], ['ETH', { pxDecimals: 2, szDecimals: 3 }]]);
+const MARKET_TUPLES = [...MARKETS].map(([coin, d]) => [coin, d.pxDecimals, d.szDecimals] as const);
 const USERS = Array.from({ length: 12 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 const HOUR = 3_600_000;
 
@@ -34,7 +35,8 @@ function fill(coin: string, user: string, px: string, sz: string, side: 'B' | 'A
 }
 
 /** A chain of `n` blocks over a few days, with trades, hourly funding, liquidations, transfers and samples. */
-function chain(seed: number, n: number, start = Date.UTC(2026, 0, 1, 22)): IndexedBlock[] {
+function chain(seed: number, n: number, start = Date.UTC(2026, 0, 1, 22)): IndexedBlock[] & { events: ExchangeEvent[][] } {
+  const allEvents: ExchangeEvent[][] = [];
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
   const blocks: IndexedBlock[] = [];
@@ -76,13 +78,14 @@ function chain(seed: number, n: number, start = Date.UTC(2026, 0, 1, 22)): Index
     }
     const minute = Math.floor(time / 60_000) !== Math.floor(prevTime / 60_000) || h === 1;
     const five = Math.floor(time / 300_000) !== Math.floor(prevTime / 300_000) || h === 1;
-    blocks.push({
-      height: h, time, prevTime, events, markets: MARKETS,
+    blocks.push(indexedBlock(h, time, prevTime, events, {
+      markets: MARKET_TUPLES,
       openInterest: minute ? [{ coin: 'BTC', openInterest: String(h), markPx: '60000' }, { coin: 'ETH', openInterest: '2.5', markPx: '3000.5' }] : [],
       books: five ? [{ coin: 'BTC', bids: [{ px: '59999', sz: '1', n: 1 }], asks: [{ px: '60001', sz: '2', n: 2 }] }] : [],
-    });
+    }));
+    allEvents.push(events);
   }
-  return blocks;
+  return Object.assign(blocks, { events: allEvents });
 }
 
 async function openIndexer(t: { teardown(fn: () => unknown): void }, dir?: string, maxBlocksPerBatch?: number): Promise<{ indexer: Indexer; dir: string }> {
@@ -92,7 +95,7 @@ async function openIndexer(t: { teardown(fn: () => unknown): void }, dir?: strin
   await store.open();
   const indexer = new Indexer(store, { log: () => {}, ...(maxBlocksPerBatch !== undefined ? { maxBlocksPerBatch } : {}) });
   await indexer.open();
-  await indexer.seedCandles([...MARKETS.keys()], (c) => MARKETS.get(c));
+  await indexer.seedCandles(MARKET_TUPLES);
   return { indexer, dir: path };
 }
 
@@ -157,7 +160,7 @@ t.test('what the records say', async (t) => {
   const { indexer } = await openIndexer(t);
   await index(indexer, blocks);
   const r = indexer.store;
-  const events = blocks.flatMap((b) => b.events.map((e) => ({ e, b })));
+  const events = blocks.events.flatMap((list) => list.map((e) => ({ e })));
   const takers = events.filter(({ e }) => e.kind === 'fill' && e.fill.crossed);
   const trades = [...(await r.trades('BTC', ALL)), ...(await r.trades('ETH', ALL))];
   t.equal(trades.length, takers.length, 'one trade per taker fill');
@@ -209,10 +212,8 @@ t.test('what the records say', async (t) => {
 t.test('book snapshots go after 90 days and open interest after a year', async (t) => {
   const { indexer } = await openIndexer(t);
   const t0 = Date.UTC(2026, 0, 1);
-  const sample = (height: number, time: number, prevTime: number): IndexedBlock => ({
-    height, time, prevTime, events: [], markets: MARKETS,
-    openInterest: [{ coin: 'BTC', openInterest: '1', markPx: '1' }],
-    books: [{ coin: 'BTC', bids: [], asks: [] }],
+  const sample = (height: number, time: number, prevTime: number): IndexedBlock => indexedBlock(height, time, prevTime, [], {
+    markets: [], openInterest: [{ coin: 'BTC', openInterest: '1', markPx: '1' }], books: [{ coin: 'BTC', bids: [], asks: [] }],
   });
   const times = [t0, t0 + 100 * 86_400_000, t0 + 400 * 86_400_000];
   await index(indexer, times.map((time, i) => sample(i + 1, time, i === 0 ? time : (times[i - 1] as number))));
