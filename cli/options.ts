@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rateLimitsFrom, type RateLimitConfig } from '../rpc/index.ts';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -16,6 +17,7 @@ export interface DevnetOptions {
   /** An existing USDC on those chains; absent: the devnet deploys a test USDC. */
   readonly bridgeToken: string | null;
   readonly bridgeConfirmations: number;
+  readonly rateLimits: RateLimitConfig;
 }
 
 export class UsageError extends Error {
@@ -38,6 +40,12 @@ Options:
                           deploys the bridge there once (and a test USDC), then relays deposits and withdrawals
   --bridge-token <addr>   the USDC contract on the bridged chain (default: deploy a test USDC)
   --bridge-confirmations <n>  blocks that must hold a deposit before it is credited (default 1)
+  --rate-limits <preset>  devnet (default: request limits off) or spec (the spec's limits and
+                          the node's defaults, as testnet and mainnet nodes run; docs/api.md)
+  --rate-limit <scope>=<per minute>[/<burst>]  one scope's limit over the preset (repeatable;
+                          0 = none): stats, info, historical-free, historical-authenticated,
+                          historical-staker, exchange-ip, exchange-signer, v1; or a count for
+                          ws-connections-per-ip, ws-subscriptions-per-connection, ws-subscriptions-per-ip
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -65,6 +73,21 @@ function confirmations(value: string | undefined): number {
   return Number(value);
 }
 
+/** A preset and `scope=value` overrides (`--rate-limit info=2400/600`). */
+function rateLimits(preset: string, flags: readonly string[]): RateLimitConfig {
+  const overrides: Record<string, string> = {};
+  for (const f of flags) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--rate-limit must be <scope>=<value>, got "${f}"`);
+    overrides[f.slice(0, eq)] = f.slice(eq + 1);
+  }
+  try {
+    return rateLimitsFrom(preset, overrides);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
   let values;
   try {
@@ -83,6 +106,8 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'bridge-chain': { type: 'string', multiple: true },
         'bridge-token': { type: 'string' },
         'bridge-confirmations': { type: 'string' },
+        'rate-limits': { type: 'string' },
+        'rate-limit': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -105,5 +130,6 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     }),
     bridgeToken: bridgeToken(values['bridge-token']),
     bridgeConfirmations: confirmations(values['bridge-confirmations']),
+    rateLimits: rateLimits(values['rate-limits'] ?? 'devnet', values['rate-limit'] ?? []),
   };
 }

@@ -8,7 +8,9 @@ import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
-import { RateLimiter } from './rate-limiter.ts';
+import { RateLimitError, type Limits } from './limits.ts';
+import { HMAC_HEADERS, type HmacHeaders } from './hmac.ts';
+import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyStore } from './api-keys.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -16,18 +18,28 @@ export interface RestServerOptions {
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly log: (line: string) => void;
-  /** `/info` requests per minute per IP (the spec: 1,200). */
-  readonly infoPerMinute: number;
+  /** Every rate limit of the API (limits.ts). */
+  readonly limits: Limits;
+  /** The node's API keys (`/v1/api-keys`). */
+  readonly apiKeys: ApiKeyStore;
+  /** Wall clock (ms): HMAC timestamps and key creation times. */
+  readonly now: () => number;
 }
 
 type Reply = { status: string; body: unknown; headers?: Record<string, string> };
-/** A request as routes see it: body, path, path parameters, query, client address. */
+/** A request as routes see it: body, path, path parameters, query, client address, HMAC headers. */
 interface Request {
   readonly ip: string;
+  readonly method: 'GET' | 'POST';
   readonly body: Buffer;
+  /** The path without its query string. */
   readonly url: string;
+  /** The path as sent with its raw query string (what HMAC signs). */
+  readonly pathWithQuery: string;
   readonly params: readonly string[];
   readonly query: URLSearchParams;
+  /** EX-API-KEY, EX-API-SIGN, EX-API-TIMESTAMP ('' when absent). */
+  readonly hmac: HmacHeaders;
 }
 type Route = (req: Request) => Promise<Reply> | Reply;
 
@@ -43,23 +55,40 @@ export class RestServer {
   ) {
     this.app = uWS.App();
     this.listener = new UwsListener(this.app);
-    const infoLimiter = new RateLimiter(opts.infoPerMinute);
+    const { limits } = opts;
     this.post('/info', async (r) => {
-      const wait = infoLimiter.take(r.ip);
-      if (wait > 0) {
-        const body = { error: 'rate_limit_exceeded', message: `Too many /info requests: at most ${opts.infoPerMinute} a minute per IP`, retry_after: wait };
-        return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
-      }
-      return { status: OK, body: await handleInfo(api, parseJsonBody(r.body)) };
+      const body = parseJsonBody(r.body);
+      limits.info(r.ip, body);
+      const answer = await handleInfo(api, body);
+      limits.infoAnswered(r.ip, body.type, answer);
+      return { status: OK, body: answer };
     });
-    this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
-    this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
-    this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
-    this.get('/v1/health', () => this.health());
-    this.get('/v1/height', () => {
+    this.post('/exchange', async (r) => {
+      limits.exchangeIp(r.ip);
+      return { status: OK, body: await handleExchange(api, parseJsonBody(r.body)) };
+    });
+    // `/v1`: one budget per IP for every resource.
+    const v1 = (route: Route): Route => (r) => {
+      limits.v1(r.ip);
+      return route(r);
+    };
+    this.get('/v1/spot/markets', v1(() => ({ status: OK, body: { markets: api.spotMarkets() } })));
+    this.get('/v1/spot/orderbook/:pair', v1((r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) })));
+    this.get('/v1/health', v1(() => this.health()));
+    this.get('/v1/height', v1(() => {
       const h = api.head();
       return { status: OK, body: { height: String(h.height), time: new Date(h.time).toISOString() } };
-    });
+    }));
+    const keys = opts.apiKeys;
+    this.post('/v1/api-keys', v1(async (r) => ({ status: OK, body: await createApiKey(api, keys, parseJsonBody(r.body), opts.now()) })));
+    this.get('/v1/api-keys/:address', v1((r) => {
+      const caller = authenticateApiKey(keys, r, opts.now());
+      return { status: OK, body: listApiKeys(keys, caller, r.params[0] ?? '') };
+    }));
+    this.post('/v1/api-keys/:api_key/revoke', v1(async (r) => {
+      const caller = authenticateApiKey(keys, r, opts.now());
+      return { status: OK, body: await revokeApiKey(keys, caller, r.params[0] ?? '', opts.now()) };
+    }));
     this.app.options('/*', (res) => {
       res.cork(() => {
         res.writeStatus('204 No Content');
@@ -89,25 +118,45 @@ export class RestServer {
     return { status: this.api.healthy() ? OK : STATUS_LINE.service_unavailable, body };
   }
 
+  /** What a request's route needs that uWS gives only during the handler's synchronous part. */
+  private static head(method: 'GET' | 'POST', nParams: number, res: uWS.HttpResponse, req: uWS.HttpRequest): Omit<Request, 'body'> {
+    const url = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const params = Array.from({ length: nParams }, (_, i) => {
+      const raw = req.getParameter(i) ?? '';
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return raw; // a malformed escape stays as sent; the route refuses it
+      }
+    });
+    return {
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      method,
+      url,
+      pathWithQuery: rawQuery === '' ? url : `${url}?${rawQuery}`,
+      params,
+      query: new URLSearchParams(rawQuery),
+      hmac: { key: req.getHeader(HMAC_HEADERS.key), sign: req.getHeader(HMAC_HEADERS.sign), timestamp: req.getHeader(HMAC_HEADERS.timestamp) },
+    };
+  }
+
   private get(path: string, route: Route): void {
     const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
     this.app.get(path, (res, req) => {
-      const url = req.getUrl();
-      const query = new URLSearchParams(req.getQuery() ?? '');
-      const params = Array.from({ length: nParams }, (_, i) => decodeURIComponent(req.getParameter(i) ?? ''));
+      const head = RestServer.head('GET', nParams, res, req);
       let aborted = false;
       res.onAborted(() => (aborted = true));
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-      void this.run(route, { ip, body: Buffer.alloc(0), url, params, query }).then((reply) => {
+      void this.run(route, { ...head, body: Buffer.alloc(0) }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });
   }
 
   private post(path: string, route: Route): void {
+    const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
     this.app.post(path, (res, req) => {
-      const url = req.getUrl();
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const head = RestServer.head('POST', nParams, res, req);
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const chunks: Buffer[] = [];
@@ -121,7 +170,7 @@ export class RestServer {
         if (!isLast) return;
         const reply = tooLarge
           ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
-          : this.run(route, { ip, body: Buffer.concat(chunks), url, params: [], query: new URLSearchParams() });
+          : this.run(route, { ...head, body: Buffer.concat(chunks) });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
         });
@@ -134,6 +183,7 @@ export class RestServer {
     try {
       return await route(req);
     } catch (err) {
+      if (err instanceof RateLimitError) return { status: STATUS_LINE[err.key], body: err.body(), headers: { 'Retry-After': String(err.retryAfter) } };
       if (err instanceof HttpError) return { status: STATUS_LINE[err.key], body: err.body() };
       this.opts.log(`internal error on ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return { status: STATUS_LINE.internal_error, body: new HttpError('internal_error', 'Internal server error').body() };
