@@ -71,7 +71,9 @@ export class NodeApiKeyStore implements ApiKeyStore {
   }
 
   list(address: Address): ApiKeyRecord[] {
-    return (this.byAddress.get(address) ?? []).map((k) => this.records.get(k) as ApiKeyRecord);
+    return (this.byAddress.get(address) ?? [])
+      .map((k) => this.records.get(k) as ApiKeyRecord)
+      .sort((x, y) => x.createdAt - y.createdAt || (x.apiKey < y.apiKey ? -1 : 1));
   }
 
   async revoke(apiKey: string, now: number): Promise<ApiKeyRecord | undefined> {

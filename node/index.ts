@@ -9,3 +9,4 @@ export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSampl
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
+export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
