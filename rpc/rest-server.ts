@@ -1,5 +1,7 @@
-// The REST server on uWebSockets.js: /info, /exchange and /v1. Bodies are bounded; every answer
-// is JSON with the spec's status codes; no request can take the process down.
+// The REST server on uWebSockets.js: /info, /exchange and /v1 (API keys included). Bodies are
+// bounded; every answer is JSON with the spec's status codes; no request can take the process
+// down. Each route first takes from its rate limit (limits.ts): `/stats` routes call
+// `limits.stats(r.ip)` and `/v4` routes `limits.historical(r)` (a Request is a HistoricalRequest).
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { NodeApi } from './api.ts';
 import { UwsListener } from './uws-listener.ts';
@@ -57,7 +59,13 @@ export class RestServer {
     this.listener = new UwsListener(this.app);
     const { limits } = opts;
     this.post('/info', async (r) => {
-      const body = parseJsonBody(r.body);
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch (err) {
+        limits.info(r.ip, {}); // a malformed request costs what an unknown type does
+        throw err;
+      }
       limits.info(r.ip, body);
       const answer = await handleInfo(api, body);
       limits.infoAnswered(r.ip, body.type, answer);
