@@ -29,7 +29,7 @@ export interface AdmissionDeps {
    * The signer's `/exchange` rate limit (API requests only, not peers' gossip): seconds to wait,
    * 0 to go, and the refusal's message.
    */
-  readonly limit?: { readonly wait: (signer: string) => number; readonly message: (wait: number) => string };
+  readonly limit?: { readonly wait: (signer: string, action: unknown) => number; readonly message: (wait: number) => string };
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
@@ -86,7 +86,7 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (refused !== null) return { kind: 'rejected', error: refused };
   if (signer === null) throw new Error('invariant: a signer without refusal');
   if (d.limit !== undefined) {
-    const wait = d.limit.wait(signer);
+    const wait = d.limit.wait(signer, req.action);
     if (wait > 0) return { kind: 'limited', retryAfter: wait, message: d.limit.message(wait) };
   }
   const nonceRefused = nonceWindowRefusal(d, req, signer);

@@ -414,7 +414,7 @@ export class SvcNode {
     const apiKeys = await NodeApiKeyStore.open(store.localStore('apikeys'), config.dataDir, genesis.exchange.nonceWindowMs, config.now());
     const limits: Limits = new Limits(config.rateLimits, { now: config.now, apiKeys, isStaker: (a) => api.isStaker(a) });
     // The signer's /exchange budget applies to API requests, not to peers' gossip.
-    const signerLimit = { wait: (signer: string) => limits.exchangeSigner(signer), message: (wait: number) => limits.exchangeSignerMessage(wait) };
+    const signerLimit = { wait: (signer: string, action: unknown) => limits.exchangeSigner(signer, action), message: (wait: number) => limits.exchangeSignerMessage(wait) };
     const admission = (gossip: boolean) => ({
       auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals, gate,
       ...(gossip ? { limit: signerLimit } : {}),

@@ -57,8 +57,9 @@ export interface SignedHttpRequest {
 
 /**
  * The valid key that signed the request, or 401: a missing header, a timestamp outside the
- * 30-second window (with `details {server_time, provided}`), an unknown or revoked key, a wrong
- * signature. The timestamp is checked first, so a client with a wrong clock learns it at once.
+ * 30-second window (with `details {server_time, provided}`), an unknown key, a wrong signature,
+ * a revoked key (in that order). The timestamp is checked first, so a client with a wrong clock
+ * learns it at once.
  */
 export function authenticateApiKey(store: ApiKeyStore, req: SignedHttpRequest, nowMs: number): ApiKeyRecord {
   const { key, sign, timestamp } = req.hmac;
@@ -69,12 +70,13 @@ export function authenticateApiKey(store: ApiKeyStore, req: SignedHttpRequest, n
   const record = API_KEY_RE.test(key) ? store.get(key) : undefined;
   const secret = record === undefined ? null : store.secretOf(key);
   if (record === undefined || secret === null) throw new HttpError('unauthorized', 'Unknown API key');
-  if (record.revokedAt !== null) throw new HttpError('unauthorized', 'API key revoked');
   if (!hmacMatches(secret, hmacMessage(timestamp, req.method, req.pathWithQuery, req.body), sign)) {
     throw new HttpError('unauthorized', 'Invalid signature', {
       hint: 'EX-API-SIGN = base64(HMAC-SHA256(secret, EX-API-TIMESTAMP + METHOD + path with query + raw body)), the secret string as the HMAC key',
     });
   }
+  // Only the key's holder learns that it was revoked.
+  if (record.revokedAt !== null) throw new HttpError('unauthorized', 'API key revoked');
   return record;
 }
 

@@ -5,7 +5,7 @@ export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-error
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
 export { RateLimiter } from './rate-limiter.ts';
 export {
-  Limits, RateLimitError, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, RATE_LIMIT_PRESETS, RATE_LIMIT_SCOPES, rateLimitsFrom, infoWeight, infoExtraWeight,
+  Limits, RateLimitError, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, RATE_LIMIT_PRESETS, RATE_LIMIT_SCOPES, rateLimitsFrom, infoWeight, infoExtraWeight, exchangeWeight,
   type Rate, type RateLimitConfig, type HistoricalTier, type HistoricalRequest,
 } from './limits.ts';
 export { HMAC_WINDOW_SECONDS, HMAC_HEADERS, hmacMessage, hmacSign, hmacMatches, checkHmacTimestamp, type HmacHeaders } from './hmac.ts';

@@ -6,8 +6,8 @@
 //   limits.stats(ip)                     /stats/*          per IP
 //   limits.info(ip, body) + infoAnswered /info (HTTP, WS)  per IP, Hyperliquid's request weights
 //   limits.historical(req) -> tier       /v4/*             per IP (free) or per API key (HMAC headers)
-//   limits.exchangeIp(ip)                /exchange (HTTP, WS), before the signer is recovered
-//   limits.exchangeSigner(address)       /exchange, after recovery (node admission calls it)
+//   limits.exchangeIp(ip, action)        /exchange (HTTP, WS), before the signer is recovered
+//   limits.exchangeSigner(address, action) /exchange, after recovery (node admission calls it)
 //   limits.v1(ip)                        /v1/*             per IP
 // WebSocket connections and subscriptions are counted by ws-server.ts with `config`'s numbers.
 import type { Address } from '../primitives/index.ts';
@@ -171,6 +171,17 @@ export function infoExtraWeight(type: unknown, answer: unknown): number {
   return Math.floor(answer.length / (PER_ITEMS[type] as number));
 }
 
+/** Orders or cancels per extra unit of an `/exchange` request's weight (Hyperliquid's 1 + floor(n / 40)). */
+export const EXCHANGE_BATCH_PER_WEIGHT = 40;
+
+/** An `/exchange` request's weight: 1, plus 1 per 40 orders or cancels of a batch. */
+export function exchangeWeight(action: unknown): number {
+  if (typeof action !== 'object' || action === null) return 1;
+  const a = action as { orders?: unknown; cancels?: unknown };
+  const n = Array.isArray(a.orders) ? a.orders.length : Array.isArray(a.cancels) ? a.cancels.length : 0;
+  return 1 + Math.floor(n / EXCHANGE_BATCH_PER_WEIGHT);
+}
+
 export type HistoricalTier = 'free' | 'authenticated' | 'staker';
 
 /** A request as `historical` needs it. */
@@ -246,14 +257,14 @@ export class Limits {
     this.buckets.info.charge(ip, infoExtraWeight(type, answer));
   }
 
-  /** `/exchange` before the signer is known. */
-  exchangeIp(ip: string): void {
-    this.enforce('exchangeIp', ip, '/exchange requests', 'IP');
+  /** `/exchange` before the signer is known; `action` as sent (its batch size sets the weight). */
+  exchangeIp(ip: string, action?: unknown): void {
+    this.enforce('exchangeIp', ip, '/exchange requests', 'IP', exchangeWeight(action));
   }
 
   /** `/exchange` per recovered signer: seconds to wait (0: go). Node admission calls it. */
-  exchangeSigner(address: Address): number {
-    return this.wait('exchangeSigner', address);
+  exchangeSigner(address: Address, action?: unknown): number {
+    return this.wait('exchangeSigner', address, exchangeWeight(action));
   }
 
   /** The refusal message of `exchangeSigner`. */

@@ -72,8 +72,15 @@ export class RestServer {
       return { status: OK, body: answer };
     });
     this.post('/exchange', async (r) => {
-      limits.exchangeIp(r.ip);
-      return { status: OK, body: await handleExchange(api, parseJsonBody(r.body)) };
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch (err) {
+        limits.exchangeIp(r.ip);
+        throw err;
+      }
+      limits.exchangeIp(r.ip, body.action);
+      return { status: OK, body: await handleExchange(api, body) };
     });
     // `/v1`: one budget per IP for every resource.
     const v1 = (route: Route): Route => (r) => {

@@ -279,7 +279,7 @@ export class WsServer {
         return this.send(ws, { channel: 'post', data: { id, response: answer } });
       }
       if (request.type === 'exchange') {
-        limits.exchangeIp(ip);
+        limits.exchangeIp(ip, payload.action);
         const action = payload.action as Record<string, unknown> | undefined;
         if (action?.type === 'spotDeploy') throw new HttpError('bad_request', 'spotDeploy is not available over WebSocket; use POST /exchange');
         return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload) } });

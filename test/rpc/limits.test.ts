@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
 import {
-  HttpError, Limits, RateLimitError, RateLimiter, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, infoExtraWeight, infoWeight, rateLimitsFrom,
+  HttpError, Limits, RateLimitError, RateLimiter, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, exchangeWeight, infoExtraWeight, infoWeight, rateLimitsFrom,
   type ApiKeyRecord, type ApiKeyStore, type HistoricalRequest,
 } from '../../rpc/index.ts';
 
@@ -147,6 +147,14 @@ t.test('/exchange per IP and per signer, /v1 per IP', async (t) => {
   t.equal(n, 1000, 'per signer: burst 1,000');
   t.match(limits.exchangeSignerMessage(3), /at most 6000 a minute, burst 1000 per signer address; retry after 3 s/);
   t.equal(drain(() => limits.v1('ip')).passed, 200, '/v1: burst 200');
+  t.equal(exchangeWeight({ type: 'order', orders: new Array(39) }), 1, 'Hyperliquid: 1 + floor(batch / 40)');
+  t.equal(exchangeWeight({ type: 'order', orders: new Array(1000) }), 26);
+  t.equal(exchangeWeight({ type: 'cancel', cancels: new Array(80) }), 3);
+  t.equal(exchangeWeight({ type: 'usdTransfer' }), 1);
+  t.equal(exchangeWeight(null), 1);
+  t.equal(drain(() => limits.exchangeIp('ip-batch', { orders: new Array(400) })).passed, 181, 'a batch of 400 weighs 11: 2,000 / 11');
+  t.ok(limits.exchangeSigner('0xdef', { orders: new Array(1000 * 40) }) === 0, 'a weight above the burst takes a full bucket');
+  t.ok(limits.exchangeSigner('0xdef') > 0);
   const relaxed = new Limits(DEVNET_RATE_LIMITS, { now: () => 0 });
   for (let i = 0; i < 10_000; i++) relaxed.exchangeIp('ip');
   t.pass('the devnet preset has no request limits');
