@@ -246,6 +246,8 @@ export class SvcNode {
     readonly rpcPort: number | null,
     private readonly transport: Libp2pTransport | null,
     private readonly relayer: BridgeRelayer | null,
+    /** The API's rate limits (the historical tiers included), shared by the REST and WebSocket servers. */
+    readonly limits: Limits,
   ) {}
 
   /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
@@ -516,7 +518,7 @@ export class SvcNode {
       submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));
     }, config.oracleIntervalMs);
     relayer?.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, limits);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */

@@ -133,3 +133,22 @@ t.test('keys survive a restart', async (t) => {
   t.equal(listed.body.api_keys[0].name, 'kept');
   await second.node.stop(); // before the directory goes, whatever order teardowns run in
 });
+
+t.test('a key of an address that stakes enough reads history at the staker tier', async (t) => {
+  const { client, node } = await startNode(t);
+  const alice = wallets[3] as Wallet;
+  const key = (await create(client, alice)).body as Key;
+  const path = '/v4/trades?market=BTC-USD';
+  // The /v4 routes are not served yet: ask the node's limits as they will.
+  const historical = () => {
+    const h = hmacHeaders(key.api_key, key.secret, 'GET', path);
+    return node.limits.historical({ ip: '127.0.0.1', method: 'GET', pathWithQuery: path, hmac: { key: h['EX-API-KEY'], sign: h['EX-API-SIGN'], timestamp: h['EX-API-TIMESTAMP'] } });
+  };
+  t.equal(historical(), 'authenticated');
+  // 9,999 SVC staked: below the devnet genesis's 10,000.
+  const deposit = (svc: number) => client.exchange(alice, { type: 'cDeposit', wei: svc * 100_000_000 });
+  t.equal((await deposit(9999)).body.status, 'ok');
+  t.equal(historical(), 'authenticated');
+  t.equal((await deposit(1)).body.status, 'ok');
+  t.equal(historical(), 'staker', 'undelegated stake counts; delegated too (views.stakeOf)');
+});
