@@ -152,3 +152,18 @@ t.test('a key of an address that stakes enough reads history at the staker tier'
   t.equal((await deposit(1)).body.status, 'ok');
   t.equal(historical(), 'staker', 'undelegated stake counts; delegated too (views.stakeOf)');
 });
+
+t.test('an approved agent creates keys for its account, an unapproved one cannot', async (t) => {
+  const { client } = await startNode(t);
+  const owner = wallets[4] as Wallet;
+  const agent = Wallet.createRandom() as unknown as Wallet;
+  const nonce = nextNonce();
+  t.equal((await client.exchange(owner, { type: 'approveAgent', agentAddress: agent.address, agentName: 'bot', nonce }, { nonce })).body.status, 'ok');
+  const byAgent = await client.post('/v1/api-keys', await signRequest(agent, { type: 'createApiKey', name: 'via agent' }, nextNonce(), { vaultAddress: owner.address.toLowerCase() }));
+  t.equal(byAgent.status, 200, JSON.stringify(byAgent.body));
+  t.equal(byAgent.body.address, owner.address.toLowerCase(), 'the key belongs to the account, not the agent');
+  const stranger = Wallet.createRandom() as unknown as Wallet;
+  const refused = await client.post('/v1/api-keys', await signRequest(stranger, { type: 'createApiKey' }, nextNonce(), { vaultAddress: owner.address.toLowerCase() }));
+  t.equal(refused.status, 403);
+  t.match(refused.body, { error: 'forbidden', message: /Agent not authorized/ });
+});
