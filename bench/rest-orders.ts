@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { Wallet } from 'ethers';
 import { DEV_ACCOUNTS, devnetGenesis } from '../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import { DEVNET_RATE_LIMITS } from '../rpc/index.ts';
 import { signRequest } from '../test/support/signing.ts';
 import { tempDir } from '../test/support/node.ts';
 
@@ -16,7 +17,8 @@ function pct(sorted: number[], p: number): number {
 
 export async function benchRestOrders(): Promise<void> {
   const dataDir = await tempDir('svc-bench-');
-  const node = await SvcNode.start({ ...DEFAULT_NODE_CONFIG, genesis: devnetGenesis(), dataDir, restPort: 0, wsPort: null, log: () => {} });
+  // Request limits off, as on `svc devnet`: the benchmark measures throughput, not the limits.
+  const node = await SvcNode.start({ ...DEFAULT_NODE_CONFIG, genesis: devnetGenesis(), dataDir, restPort: 0, wsPort: null, log: () => {}, rateLimits: DEVNET_RATE_LIMITS });
   try {
     const wallets = DEV_ACCOUNTS.slice(0, 8).map((a) => new Wallet(a.privateKey));
     const base = Date.now();

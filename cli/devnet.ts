@@ -14,6 +14,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     wsPort: opts.wsPort,
     rpcPort: opts.rpcPort,
     oracleIntervalMs: opts.oracleIntervalMs,
+    rateLimits: opts.rateLimits,
     bridgeChains: opts.bridgeChains.map((url) => ({ url, confirmations: opts.bridgeConfirmations, devDeploy: opts.bridgeToken === null ? {} : { token: opts.bridgeToken } })),
     indexerDb: opts.indexerDb,
     history: opts.history,

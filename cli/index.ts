@@ -41,6 +41,8 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
   return 0;
 }
 
+export { parseDevnetOptions, UsageError } from './options.ts';
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const out = (line: string) => console.log(line);

@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rateLimitsFrom, type RateLimitConfig } from '../rpc/index.ts';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -20,6 +21,7 @@ export interface DevnetOptions {
   readonly indexerDb: string | null;
   /** False with --no-history: no indexer, no /v4 or /stats. */
   readonly history: boolean;
+  readonly rateLimits: RateLimitConfig;
 }
 
 export class UsageError extends Error {
@@ -45,6 +47,12 @@ Options:
   --indexer-db <url>      keep the history in PostgreSQL (postgres://user@host:port/db) instead of
                           the embedded store in the data directory (docs/history.md)
   --no-history            keep no history: no indexer; /v4 and /stats answer 503
+  --rate-limits <preset>  devnet (default: request limits off) or spec (the spec's limits and
+                          the node's defaults, as testnet and mainnet nodes run; docs/api.md)
+  --rate-limit <scope>=<per minute>[/<burst>]  one scope's limit over the preset (repeatable;
+                          0 = none): stats, info, historical-free, historical-authenticated,
+                          historical-staker, exchange-ip, exchange-signer, v1; or a count for
+                          ws-connections-per-ip, ws-subscriptions-per-connection, ws-subscriptions-per-ip
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -78,6 +86,21 @@ export function indexerDb(value: string | undefined): string | null {
   return value;
 }
 
+/** A preset and `scope=value` overrides (`--rate-limit info=2400/600`). */
+function rateLimits(preset: string, flags: readonly string[]): RateLimitConfig {
+  const overrides: Record<string, string> = {};
+  for (const f of flags) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--rate-limit must be <scope>=<value>, got "${f}"`);
+    overrides[f.slice(0, eq)] = f.slice(eq + 1);
+  }
+  try {
+    return rateLimitsFrom(preset, overrides);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
   let values;
   try {
@@ -98,6 +121,8 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'bridge-confirmations': { type: 'string' },
         'indexer-db': { type: 'string' },
         'no-history': { type: 'boolean' },
+        'rate-limits': { type: 'string' },
+        'rate-limit': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -122,5 +147,6 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     bridgeConfirmations: confirmations(values['bridge-confirmations']),
     indexerDb: indexerDb(values['indexer-db']),
     history: !(values['no-history'] ?? false),
+    rateLimits: rateLimits(values['rate-limits'] ?? 'devnet', values['rate-limit'] ?? []),
   };
 }

@@ -9,6 +9,7 @@ import { registrationBytes } from '../exchange/index.ts';
 import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
 import { normalizeAddress } from '../primitives/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
+import { rateLimitsFrom, type RateLimitConfig } from '../rpc/index.ts';
 import { UsageError, indexerDb } from './options.ts';
 
 /** What `svc start` reads from <home>/config.json. */
@@ -32,6 +33,21 @@ export interface HomeConfig {
   readonly indexerDb?: string;
   /** false: keep no history. */
   readonly history?: boolean;
+  /**
+   * Rate limits: `preset` ("spec", the default, or "devnet") and scopes over it, as the devnet's
+   * `--rate-limit` (`{"preset": "spec", "info": "2400/600", "ws-connections-per-ip": 200}`).
+   */
+  readonly rateLimits?: { readonly preset?: string } & Readonly<Record<string, string | number>>;
+}
+
+/** The node's rate limits from config.json (docs/api.md, Rate limits). */
+function homeRateLimits(config: HomeConfig): RateLimitConfig {
+  const { preset, ...scopes } = config.rateLimits ?? {};
+  try {
+    return rateLimitsFrom(typeof preset === 'string' ? preset : 'spec', scopes);
+  } catch (err) {
+    throw new UsageError(`config.json: rateLimits: ${(err as Error).message}`);
+  }
 }
 
 export const TESTNET_USAGE = `Usage: svc testnet --validators N --out DIR [--full-nodes M] [--base-port P]
@@ -123,6 +139,8 @@ export async function runTestnet(argv: string[], out: (line: string) => void): P
       host: '127.0.0.1', restPort: n.rest, wsPort: n.ws, p2pListen: `/ip4/127.0.0.1/tcp/${n.p2p}`,
       peers: nodes.slice(0, validators).filter((_, j) => j !== i).map(addr),
       emptyBlockIntervalMs: 1000, oracleIntervalMs: i < validators ? 3000 : 0,
+      // A loopback network for development: request limits off, as on the devnet.
+      rateLimits: { preset: 'devnet' },
     };
     await writeJson(join(n.home, 'config.json'), config);
     await writeJson(join(n.home, 'genesis.json'), genesis);
@@ -225,6 +243,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
   const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8')) as HomeConfig;
   const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
   checkBridgeChains(config.bridgeChains);
+  const rateLimits = homeRateLimits(config);
   const node = await SvcNode.start({
     ...DEFAULT_NODE_CONFIG,
     dataDir: home,
@@ -235,6 +254,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     emptyBlockIntervalMs: config.emptyBlockIntervalMs,
     oracleIntervalMs: config.oracleIntervalMs,
     p2p: { listen: config.p2pListen, peers: config.peers },
+    rateLimits,
     ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
     ...(config.bridgeChains !== undefined ? { bridgeChains: config.bridgeChains } : {}),
     ...(config.bridgePollMs !== undefined ? { bridgePollMs: config.bridgePollMs } : {}),

@@ -397,6 +397,13 @@ export function delegatorSummary(state: ExchangeState, user: Address) {
   };
 }
 
+/** The user's stake: delegated plus undelegated staking balance (token units), pending withdrawals excluded. */
+export function stakeOf(state: ExchangeState, user: Address): bigint {
+  let stake = state.staking.balance(user);
+  for (const d of state.staking.delegations.get(user)?.values() ?? []) stake += d.amount;
+  return stake;
+}
+
 /** Hyperliquid's `delegations`: the user's delegations by validator key. */
 export function delegations(state: ExchangeState, user: Address) {
   return [...(state.staking.delegations.get(user)?.entries() ?? [])]

@@ -10,6 +10,9 @@ export const DEVNET_BACKSTOP = '0x000000000000000000000000000000000000b5b5';
 /** Native EVM balance of each development account: 10,000 (in wei, 18 decimals). */
 export const DEV_ACCOUNT_WEI = '10000000000000000000000';
 
+/** Stake (SVC) from which an address's API keys get the staker tier of historical reads. */
+export const DEVNET_STAKER_TIER_STAKE = '10000';
+
 /** SVC (spot token 10001) each development account starts with. */
 export const DEV_ACCOUNT_SVC = '100000';
 
@@ -57,6 +60,8 @@ export function devnetGenesis(): GenesisFile {
     // Short epochs and delays so that staking can be watched on a devnet (its own key stays the
     // single validator of the single-validator engine, whatever the stake says).
     staking: { token: 'SVC', epochBlocks: 10, minStake: '1', maxValidators: 100, unbondingDelayMs: 60_000, delegationLockMs: 10_000 },
+    // API keys of addresses staking at least this much SVC read history in the staker tier.
+    api: { stakerTierStake: DEVNET_STAKER_TIER_STAKE },
     evm: {
       gasLimit: '30000000',
       minBaseFee: '1000000000',

@@ -16,7 +16,12 @@ export interface LoadedGenesis {
   readonly hash: string;
   readonly exchange: ExchangeConfig;
   readonly balances: readonly GenesisBalance[];
+  /** Node API settings; `stakerTierStake` in staking units (10^-8 of a token). */
+  readonly api: { readonly stakerTierStake: bigint };
 }
+
+/** `api.stakerTierStake` when the genesis does not set it, whole tokens. */
+export const DEFAULT_STAKER_TIER_STAKE = '10000';
 
 export class GenesisError extends Error {
   override readonly name = 'GenesisError';
@@ -149,6 +154,13 @@ function stakingConfig(file: GenesisFile, spotTokens: readonly SpotTokenConfig[]
   };
 }
 
+function apiConfig(file: GenesisFile): LoadedGenesis['api'] {
+  const text = file.api?.stakerTierStake ?? DEFAULT_STAKER_TIER_STAKE;
+  const v = typeof text === 'string' ? parseScaled(text, TOKEN_DECIMALS) : null;
+  check(v !== null && v > 0n && v < 2n ** 90n, `api.stakerTierStake must be a positive decimal amount of the staking token with at most ${TOKEN_DECIMALS} decimals`);
+  return { stakerTierStake: v };
+}
+
 export interface LoadOptions {
   /** On a devnet (no validators in the genesis), the node's own key is the single validator. */
   readonly localValidator?: string;
@@ -240,5 +252,5 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     ...(staking === undefined ? {} : { staking }),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
-  return { file, hash, exchange, balances, evm: evmGenesis(file) };
+  return { file, hash, exchange, balances, evm: evmGenesis(file), api: apiConfig(file) };
 }

@@ -105,6 +105,8 @@ export interface GenesisFile {
   /** The bridge to external EVM chains (docs/bridge.md); absent: the defaults. */
   bridge?: GenesisBridge;
   staking?: GenesisStaking;
+  /** Settings of the nodes' API shared by the whole network; absent: the defaults. */
+  api?: GenesisApi;
   /** The embedded EVM; its chain id is `chainId`. Absent: an EVM with no funded accounts. */
   evm?: GenesisEvm;
 }
@@ -123,4 +125,13 @@ export interface GenesisEvm {
   minBaseFee?: string;
   /** Native balances at genesis, in wei (decimal strings). */
   alloc: { address: string; balance: string }[];
+}
+
+export interface GenesisApi {
+  /**
+   * Stake (delegated + undelegated staking balance, in tokens of `staking.token`, decimal string)
+   * from which an address's API keys read history in the staker tier (docs/api.md, Rate limits);
+   * default "10000". Without `staking` no address stakes, so the tier is unreachable.
+   */
+  stakerTierStake?: string;
 }

@@ -5,7 +5,7 @@ import {
   allowedBindings, exchangeError, knownSigner, nonceRefusal, signingHint, type AuthConfig, type Exchange, type ExchangeError,
 } from '../exchange/index.ts';
 import type { SignerRecovery } from './signer-pool.ts';
-import type { ExchangeRequest, SubmitOutcome } from '../rpc/index.ts';
+import type { ExchangeRequest, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
@@ -25,6 +25,11 @@ export interface AdmissionDeps {
   readonly order: ArrivalOrder;
   /** A refusal this node makes from what only it knows (a bridge chain it cannot reach), or null. */
   readonly gate?: (req: ExchangeRequest) => ExchangeError | null;
+  /**
+   * The signer's `/exchange` rate limit (API requests only, not peers' gossip): seconds to wait,
+   * 0 to go, and the refusal's message.
+   */
+  readonly limit?: { readonly wait: (signer: string, action: unknown) => number; readonly message: (wait: number) => string };
 }
 
 export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
@@ -76,20 +81,16 @@ async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promi
  * insert, so requests enter in the order their turns come. The promise settles on execution.
  */
 function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<SubmitOutcome> | SubmitOutcome {
-  const { seen, signer, tx } = r;
-  if (seen.length === 0) return { kind: 'rejected', error: exchangeError('INVALID_SIGNATURE') };
-  if (signer === null) {
-    const recovered = seen.join(' or ');
-    const hint = `recovered signer ${recovered}; expected ${signingHint(d.auth)}`;
-    const code = req.vaultAddress === null ? 'ACCOUNT_NOT_ACTIVATED' : 'AGENT_NOT_AUTHORIZED';
-    return { kind: 'rejected', error: exchangeError(code, undefined, { signer: seen[0] ?? '', hint }) };
+  const { signer, tx } = r;
+  const refused = signerRefusal(d, req, r.seen, signer);
+  if (refused !== null) return { kind: 'rejected', error: refused };
+  if (signer === null) throw new Error('invariant: a signer without refusal');
+  if (d.limit !== undefined) {
+    const wait = d.limit.wait(signer, req.action);
+    if (wait > 0) return { kind: 'limited', retryAfter: wait, message: d.limit.message(wait) };
   }
-  const now = d.now();
-  if (req.nonce < now - d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_TOO_OLD', undefined, { nonce: req.nonce, serverTime: now }) };
-  if (req.nonce > now + d.nonceWindowMs) return { kind: 'rejected', error: exchangeError('NONCE_IN_FUTURE', undefined, { nonce: req.nonce, serverTime: now }) };
-  if (d.mempool.hasNonce(signer, req.nonce)) return { kind: 'rejected', error: exchangeError('NONCE_USED', undefined, { nonce: req.nonce }) };
-  const refusal = nonceRefusal(d.exchange.state.nonces.get(signer), req.nonce);
-  if (refusal !== null) return { kind: 'rejected', error: { ...refusal, details: { nonce: req.nonce } } };
+  const nonceRefused = nonceWindowRefusal(d, req, signer);
+  if (nonceRefused !== null) return { kind: 'rejected', error: nonceRefused };
   const gated = d.gate?.(req) ?? null;
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
@@ -97,4 +98,47 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });
   d.onAdmitted(bytes);
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
+}
+
+/** Why the recovered addresses do not make a known signer (no signature, not activated, not an agent), or null. */
+function signerRefusal(d: Pick<AdmissionDeps, 'auth'>, req: ExchangeRequest, seen: readonly string[], signer: string | null): ExchangeError | null {
+  if (seen.length === 0) return exchangeError('INVALID_SIGNATURE');
+  if (signer !== null) return null;
+  const recovered = seen.join(' or ');
+  const hint = `recovered signer ${recovered}; expected ${signingHint(d.auth)}`;
+  const code = req.vaultAddress === null ? 'ACCOUNT_NOT_ACTIVATED' : 'AGENT_NOT_AUTHORIZED';
+  return exchangeError(code, undefined, { signer: seen[0] ?? '', hint });
+}
+
+/** The nonce against the window of the node clock, the mempool and the signer's used nonces in state, or null. */
+function nonceWindowRefusal(d: Pick<AdmissionDeps, 'now' | 'nonceWindowMs' | 'mempool' | 'exchange'>, req: ExchangeRequest, signer: string): ExchangeError | null {
+  const now = d.now();
+  if (req.nonce < now - d.nonceWindowMs) return exchangeError('NONCE_TOO_OLD', undefined, { nonce: req.nonce, serverTime: now });
+  if (req.nonce > now + d.nonceWindowMs) return exchangeError('NONCE_IN_FUTURE', undefined, { nonce: req.nonce, serverTime: now });
+  if (d.mempool.hasNonce(signer, req.nonce)) return exchangeError('NONCE_USED', undefined, { nonce: req.nonce });
+  const refusal = nonceRefusal(d.exchange.state.nonces.get(signer), req.nonce);
+  return refusal === null ? null : { ...refusal, details: { nonce: req.nonce } };
+}
+
+/**
+ * The checks of `admit` up to the mempool, for a signed request that never enters a block (a node-local
+ * action such as creating an API key): the signer under every allowed binding (recovered off the
+ * event loop, without encoding a transaction), activated or an approved agent of `vaultAddress`,
+ * and the nonce within the window and not used on `/exchange`. Whether the nonce was used before
+ * for the same node-local action is the caller's record.
+ */
+export async function verifySigned(d: Pick<AdmissionDeps, 'auth' | 'recovery' | 'exchange' | 'mempool' | 'now' | 'nonceWindowMs'>, req: ExchangeRequest): Promise<SignedVerdict> {
+  const seen: string[] = [];
+  let signer: string | null = null;
+  for (const binding of allowedBindings(d.auth)) {
+    const address = await d.recovery.recover(req, binding);
+    if (address === null) continue;
+    seen.push(address);
+    signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
+    if (signer !== null) break;
+  }
+  const refused = signerRefusal(d, req, seen, signer);
+  if (refused !== null || signer === null) return { kind: 'rejected', error: refused ?? exchangeError('INVALID_SIGNATURE') };
+  const nonceRefused = nonceWindowRefusal(d, req, signer);
+  return nonceRefused === null ? { kind: 'ok', signer } : { kind: 'rejected', error: nonceRefused };
 }

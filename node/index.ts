@@ -12,3 +12,4 @@ export { ChainStore as ChainStoreForTests } from './storage.ts';
 export {
   Indexer, LevelHistoryStore, RETENTION, indexedBlock, sampleBlock, type HistoryStore, type HistoryBatch, type IndexedBlock,
 } from './indexer/index.ts';
+export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';

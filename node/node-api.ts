@@ -1,7 +1,7 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
 import { USD_DECIMALS, indexerViews, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
-import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SubmitOutcome } from '../rpc/index.ts';
+import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
 import type { ChainStore } from './storage.ts';
 import { CANDLE_INTERVALS, type CandleBook } from './candles.ts';
@@ -42,6 +42,9 @@ export function makeNodeApi(deps: {
   chain: Chain;
   store: ChainStore;
   submit: (req: ExchangeRequest) => Promise<SubmitOutcome>;
+  verifySigned: (req: ExchangeRequest) => Promise<SignedVerdict>;
+  /** Staking units from which an address is in the staker tier (genesis `api.stakerTierStake`). */
+  stakerTierStake: bigint;
   healthy: () => boolean;
   history: HistoryReader | null;
   /** The relayer's watchers, when this node runs one. */
@@ -51,6 +54,8 @@ export function makeNodeApi(deps: {
   const state = exchange.state;
   return {
     submit: deps.submit,
+    verifySigned: deps.verifySigned,
+    isStaker: (user) => views.stakeOf(state, user) >= deps.stakerTierStake,
     healthy: deps.healthy,
     history: deps.history,
     coinOf(market) {

@@ -12,14 +12,15 @@ import {
   BRIDGE_TX_WINDOW_MS, Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
 } from '../exchange/index.ts';
 import { DEV_ACCOUNTS, loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
-import { EthServer, RestServer, WsServer, type ExchangeRequest } from '../rpc/index.ts';
+import { EthServer, Limits, RestServer, SPEC_RATE_LIMITS, WsServer, type ExchangeRequest, type RateLimitConfig } from '../rpc/index.ts';
 import { BridgeRelayer, type BridgeChainConfig } from './bridge/relayer.ts';
 import { bridgeSignerKey } from './bridge/signer-key.ts';
 import { devBridge, deployerKey } from './bridge/dev-deploy.ts';
 import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
 import { exchangeView } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
-import { admit } from './admission.ts';
+import { admit, verifySigned } from './admission.ts';
+import { NodeApiKeyStore } from './api-keys.ts';
 import { ArrivalOrder } from './arrival-order.ts';
 import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
@@ -59,8 +60,8 @@ export interface NodeConfig {
   readonly mempoolCapacity: number;
   /** Largest request body; it bounds a transaction's size too. */
   readonly maxBodyBytes: number;
-  /** `/info` requests per minute per IP. */
-  readonly infoPerMinute: number;
+  /** Every rate limit of the API (rpc/limits.ts; docs/api.md, Rate limits). */
+  readonly rateLimits: RateLimitConfig;
   /** Bytes of transactions in one block at most. */
   readonly maxBlockBytes: number;
   readonly log: (line: string) => void;
@@ -103,7 +104,7 @@ export const DEFAULT_NODE_CONFIG = {
   signerWorkers: Math.max(1, Math.min(4, availableParallelism())),
   mempoolCapacity: 50_000,
   maxBodyBytes: 256 << 10,
-  infoPerMinute: 1200,
+  rateLimits: SPEC_RATE_LIMITS,
   maxBlockBytes: 4 << 20,
   fresh: false,
   log: (line: string) => console.log(line),
@@ -275,6 +276,8 @@ export class SvcNode {
     private readonly transport: Libp2pTransport | null,
     private readonly relayer: BridgeRelayer | null,
     readonly indexer: IndexerClient | null,
+    /** The API's rate limits (the historical tiers included), shared by the REST and WebSocket servers. */
+    readonly limits: Limits,
   ) {}
 
   /** The chains the relayer watches, with the contracts (and on a devnet the USDC) it uses. */
@@ -449,8 +452,13 @@ export class SvcNode {
       return chainId !== undefined && relayer.isDown(chainId) ? exchangeError('BRIDGE_UNAVAILABLE') : null;
     };
     const arrivals = new ArrivalOrder();
+    const apiKeys = await NodeApiKeyStore.open(store.localStore('apikeys'), config.dataDir, genesis.exchange.nonceWindowMs, config.now());
+    const limits: Limits = new Limits(config.rateLimits, { now: config.now, apiKeys, isStaker: (a) => api.isStaker(a) });
+    // The signer's /exchange budget applies to API requests, not to peers' gossip.
+    const signerLimit = { wait: (signer: string, action: unknown) => limits.exchangeSigner(signer, action), message: (wait: number) => limits.exchangeSignerMessage(wait) };
     const admission = (gossip: boolean) => ({
       auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals, gate,
+      ...(gossip ? { limit: signerLimit } : {}),
       onAdmitted: (tx: Uint8Array) => {
         engine.notifyTxs();
         if (gossip) transport?.broadcastTx(tx);
@@ -490,13 +498,15 @@ export class SvcNode {
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
           : admit(admission(true), req),
+      verifySigned: (req) => verifySigned(admission(false), req),
+      stakerTierStake: genesis.api.stakerTierStake,
     });
     const evmPool = new EvmPool(evm, mempool, recovery, (bytes) => {
       engine.notifyTxs();
       transport?.broadcastTx(bytes);
     });
     pool = evmPool;
-    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, infoPerMinute: config.infoPerMinute });
+    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now });
     let restPort: number;
     try {
       restPort = await rest.listen();
@@ -507,7 +517,7 @@ export class SvcNode {
     let ws: WsServer | null = null;
     let wsPort: number | null = null;
     if (config.wsPort !== null) {
-      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, maxSubscriptions: 1000, maxConnectionsPerIp: 100, publicIntervalMs: config.wsPublicIntervalMs });
+      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, limits, publicIntervalMs: config.wsPublicIntervalMs });
       try {
         wsPort = await ws.listen();
       } catch (err) {
@@ -548,7 +558,7 @@ export class SvcNode {
       submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));
     }, config.oracleIntervalMs);
     relayer?.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, indexer);
+    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, indexer, limits);
   }
 
   /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */

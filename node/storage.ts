@@ -55,6 +55,13 @@ export interface BlockWrite {
   readonly sync: boolean;
 }
 
+/** A small key-value store of node-local records (a sublevel of the node's database). */
+export interface LocalKv {
+  put(key: string, value: unknown): Promise<void>;
+  del(key: string): Promise<void>;
+  entries(range: { gt?: string; lt?: string }): AsyncIterable<[string, unknown]>;
+}
+
 const key = (n: number) => n.toString(16).padStart(16, '0');
 
 export class ChainStore {
@@ -82,6 +89,19 @@ export class ChainStore {
     this.candles = this.db.sublevel<string, StoredCandle>('candle', { valueEncoding: 'json' });
     this.portfolio = this.db.sublevel<string, PortfolioSample>('pf', { valueEncoding: 'json' });
     this.evidence = this.db.sublevel<string, number>('evid', { valueEncoding: 'json' });
+  }
+
+  /**
+   * Node-local records outside the chain (API keys, node/api-keys.ts): never part of consensus
+   * state or of a block's batch; written with fsync.
+   */
+  localStore(name: string): LocalKv {
+    const sub = this.db.sublevel<string, unknown>(`local-${name}`, { valueEncoding: 'json' });
+    return {
+      put: (k, v) => sub.put(k, v, { sync: true } as never),
+      del: (k) => sub.del(k, { sync: true } as never),
+      entries: (range) => sub.iterator(range),
+    };
   }
 
   /** Keys (`evidenceKey`) of all committed evidence; few, so held in memory by the chain. */

@@ -19,7 +19,14 @@ export type SubmitOutcome =
   /** Refused before entering a block (signature, agent, nonce). */
   | { readonly kind: 'rejected'; readonly error: ExchangeError }
   /** The node cannot take it now (mempool full, shutting down). */
-  | { readonly kind: 'unavailable'; readonly message: string };
+  | { readonly kind: 'unavailable'; readonly message: string }
+  /** Refused by the signer's `/exchange` rate limit before entering the mempool. */
+  | { readonly kind: 'limited'; readonly retryAfter: number; readonly message: string };
+
+/** A signed request checked without entering a block (POST /v1/api-keys). */
+export type SignedVerdict =
+  | { readonly kind: 'ok'; readonly signer: Address }
+  | { readonly kind: 'rejected'; readonly error: ExchangeError };
 
 export interface MarketRules {
   readonly name: string;
@@ -41,6 +48,13 @@ export interface NodeApi {
   /** The coin a market parameter names: "BTC-USD" or "BTC" for a perpetual, a spot pair's name or "@<pair>"; null when none. */
   coinOf(market: string): string | null;
   isPerp(coin: string): boolean;
+  /**
+   * The signature check of `submit` (signer or approved agent of `vaultAddress`, nonce within the
+   * window and not used on `/exchange`), for node-local actions that never enter a block.
+   */
+  verifySigned(req: ExchangeRequest): Promise<SignedVerdict>;
+  /** Whether the address stakes (delegated + undelegated) at least the genesis's staker-tier stake. */
+  isStaker(user: Address): boolean;
   /** Perp or spot market rules by asset index, for stateless pre-checks. */
   marketRules(asset: number): MarketRules | null;
   meta(): ReturnType<typeof views.meta>;

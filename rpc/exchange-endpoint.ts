@@ -2,12 +2,13 @@
 import type { NodeApi } from './api.ts';
 import { HttpError, httpErrorOf } from './http-errors.ts';
 import { checkMinimumSizes, parseExchangeRequest } from './request-checks.ts';
+import { RateLimitError } from './limits.ts';
 
 export type ExchangeEnvelope =
   | { status: 'ok'; response: unknown }
   | { status: 'err'; response: string };
 
-/** Answers with the envelope, or throws the HTTP error (400/401/403/503) the outcome calls for. */
+/** Answers with the envelope, or throws the HTTP error (400/401/403/429/503) the outcome calls for. */
 export async function handleExchange(api: NodeApi, body: Record<string, unknown>): Promise<ExchangeEnvelope> {
   const { req, action } = parseExchangeRequest(body);
   checkMinimumSizes(api, action);
@@ -15,6 +16,8 @@ export async function handleExchange(api: NodeApi, body: Record<string, unknown>
   switch (outcome.kind) {
     case 'unavailable':
       throw new HttpError('service_unavailable', outcome.message);
+    case 'limited':
+      throw new RateLimitError(outcome.message, outcome.retryAfter);
     case 'rejected':
       // A bridge this node cannot reach is a business answer (the spec's bridge errors), not a bad request.
       if (outcome.error.code === 'BRIDGE_UNAVAILABLE') return { status: 'err', response: outcome.error.message };

@@ -1,9 +1,15 @@
 // rpc/: the API servers. It declares what it needs from the node (api.ts); node/ supplies it.
-export type { NodeApi, ExchangeRequest, SubmitOutcome, MarketRules, OrderStatusAnswer } from './api.ts';
+export type { NodeApi, ExchangeRequest, SubmitOutcome, SignedVerdict, MarketRules, OrderStatusAnswer } from './api.ts';
 export { RestServer, type RestServerOptions } from './rest-server.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
 export { RateLimiter } from './rate-limiter.ts';
+export {
+  Limits, RateLimitError, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, RATE_LIMIT_PRESETS, RATE_LIMIT_SCOPES, rateLimitsFrom, infoWeight, infoExtraWeight, exchangeWeight,
+  type Rate, type RateLimitConfig, type HistoricalTier, type HistoricalRequest,
+} from './limits.ts';
+export { HMAC_WINDOW_SECONDS, HMAC_HEADERS, hmacMessage, hmacSign, hmacMatches, checkHmacTimestamp, type HmacHeaders } from './hmac.ts';
+export { authenticateApiKey, MAX_ACTIVE_KEYS_PER_ADDRESS, type ApiKeyStore, type ApiKeyRecord } from './api-keys.ts';
 export { EthServer, type EthServerOptions, type EvmBlockFeed } from './eth/server.ts';
 export type { EthBackend } from './eth/methods.ts';
 export { RpcError } from './eth/errors.ts';

@@ -1,8 +1,8 @@
-// The REST server on uWebSockets.js: /info, /exchange and /v1. Bodies are bounded; every answer
-// is JSON with the spec's status codes; no request can take the process down.
+// The REST server on uWebSockets.js: /info, /exchange, /v1 (API keys included), /v4 and /stats.
+// Bodies are bounded; every answer is JSON with the spec's status codes; no request can take the
+// process down. Each route first takes from its rate limit (limits.ts).
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { NodeApi } from './api.ts';
-import type { HistoryReader } from './history-api.ts';
 import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError, STATUS_LINE } from './http-errors.ts';
@@ -14,9 +14,12 @@ import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
 import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
 import { subaccount } from './v1/subaccount.ts';
 import { recentTrades } from './v1/trades.ts';
-import { RateLimiter } from './rate-limiter.ts';
 import { HISTORY_ROUTES } from './history.ts';
 import { STATS_ROUTES } from './stats.ts';
+import type { HistoryReader } from './history-api.ts';
+import { RateLimitError, type Limits } from './limits.ts';
+import { HMAC_HEADERS, type HmacHeaders } from './hmac.ts';
+import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyStore } from './api-keys.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -24,18 +27,28 @@ export interface RestServerOptions {
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly log: (line: string) => void;
-  /** `/info` requests per minute per IP (the spec: 1,200). */
-  readonly infoPerMinute: number;
+  /** Every rate limit of the API (limits.ts). */
+  readonly limits: Limits;
+  /** The node's API keys (`/v1/api-keys`). */
+  readonly apiKeys: ApiKeyStore;
+  /** Wall clock (ms): HMAC timestamps and key creation times. */
+  readonly now: () => number;
 }
 
 type Reply = { status: string; body: unknown; headers?: Record<string, string> };
-/** A request as routes see it: body, path, path parameters, query, client address. */
+/** A request as routes see it: body, path, path parameters, query, client address, HMAC headers. */
 interface Request {
   readonly ip: string;
+  readonly method: 'GET' | 'POST';
   readonly body: Buffer;
+  /** The path without its query string. */
   readonly url: string;
+  /** The path as sent with its raw query string (what HMAC signs). */
+  readonly pathWithQuery: string;
   readonly params: readonly string[];
   readonly query: URLSearchParams;
+  /** EX-API-KEY, EX-API-SIGN, EX-API-TIMESTAMP ('' when absent). */
+  readonly hmac: HmacHeaders;
 }
 type Route = (req: Request) => Promise<Reply> | Reply;
 
@@ -59,39 +72,72 @@ export class RestServer {
   ) {
     this.app = uWS.App();
     this.listener = new UwsListener(this.app);
-    const infoLimiter = new RateLimiter(opts.infoPerMinute);
+    const { limits } = opts;
     this.post('/info', async (r) => {
-      const wait = infoLimiter.take(r.ip);
-      if (wait > 0) {
-        const body = { error: 'rate_limit_exceeded', message: `Too many /info requests: at most ${opts.infoPerMinute} a minute per IP`, retry_after: wait };
-        return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch (err) {
+        limits.info(r.ip, {}); // a malformed request costs what an unknown type does
+        throw err;
       }
-      return { status: OK, body: await handleInfo(api, parseJsonBody(r.body)) };
+      limits.info(r.ip, body);
+      const answer = await handleInfo(api, body);
+      limits.infoAnswered(r.ip, body.type, answer);
+      return { status: OK, body: answer };
     });
-    this.post('/exchange', async (r) => ({ status: OK, body: await handleExchange(api, parseJsonBody(r.body)) }));
-    this.post('/v1/orders', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders', ORDER_TYPES) }));
-    this.post('/v1/orders/cancel', async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders/cancel', CANCEL_TYPES) }));
-    this.get('/v1/perpetualMarkets', async (r) => ({ status: OK, body: await perpetualMarkets(api, r.query) }));
-    this.get('/v1/orderbooks/perpetualMarket/:ticker', (r) => ({ status: OK, body: perpOrderbook(api, r.params[0] ?? '', r.query) }));
-    this.get('/v1/addresses/:address/subaccountNumber/:n', (r) => ({ status: OK, body: subaccount(api, r.params[0] ?? '', r.params[1] ?? '') }));
-    this.get('/v1/fills', async (r) => ({ status: OK, body: await fills(api, r.query) }));
-    this.get('/v1/trades/perpetualMarket/:ticker', async (r) => ({ status: OK, body: await recentTrades(api, this.history(), r.params[0] ?? '', r.query) }));
-    this.get('/v1/spot/markets', () => ({ status: OK, body: { markets: api.spotMarkets() } }));
-    this.get('/v1/spot/orderbook/:pair', (r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) }));
-    // The spec's statistics limit (100 a minute per IP) and the free historical tier (60 a minute).
-    const statsLimiter = new RateLimiter(100);
-    const historyLimiter = new RateLimiter(60);
-    for (const [name, route] of Object.entries(STATS_ROUTES)) {
-      this.get(`/stats/${name}`, async (r) => this.limited(statsLimiter, r.ip, 'statistics', 100) ?? { status: OK, body: await route(api, this.history(), r.query) });
-    }
-    for (const [name, route] of Object.entries(HISTORY_ROUTES)) {
-      this.get(`/v4/${name}`, async (r) => this.limited(historyLimiter, r.ip, 'historical', 60) ?? { status: OK, body: await route(api, this.history(), r.query) });
-    }
-    this.get('/v1/health', () => this.health());
-    this.get('/v1/height', () => {
+    this.post('/exchange', async (r) => {
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch (err) {
+        limits.exchangeIp(r.ip);
+        throw err;
+      }
+      limits.exchangeIp(r.ip, body.action);
+      return { status: OK, body: await handleExchange(api, body) };
+    });
+    // `/v1`: one budget per IP for every resource.
+    const v1 = (route: Route): Route => (r) => {
+      limits.v1(r.ip);
+      return route(r);
+    };
+    this.post('/v1/orders', v1(async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders', ORDER_TYPES) })));
+    this.post('/v1/orders/cancel', v1(async (r) => ({ status: OK, body: await restrictedExchange(api, parseJsonBody(r.body), '/v1/orders/cancel', CANCEL_TYPES) })));
+    this.get('/v1/perpetualMarkets', v1(async (r) => ({ status: OK, body: await perpetualMarkets(api, r.query) })));
+    this.get('/v1/orderbooks/perpetualMarket/:ticker', v1((r) => ({ status: OK, body: perpOrderbook(api, r.params[0] ?? '', r.query) })));
+    this.get('/v1/addresses/:address/subaccountNumber/:n', v1((r) => ({ status: OK, body: subaccount(api, r.params[0] ?? '', r.params[1] ?? '') })));
+    this.get('/v1/fills', v1(async (r) => ({ status: OK, body: await fills(api, r.query) })));
+    this.get('/v1/trades/perpetualMarket/:ticker', v1(async (r) => ({ status: OK, body: await recentTrades(api, this.history(), r.params[0] ?? '', r.query) })));
+    this.get('/v1/spot/markets', v1(() => ({ status: OK, body: { markets: api.spotMarkets() } })));
+    this.get('/v1/spot/orderbook/:pair', v1((r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) })));
+    this.get('/v1/health', v1(() => this.health()));
+    this.get('/v1/height', v1(() => {
       const h = api.head();
       return { status: OK, body: { height: String(h.height), time: new Date(h.time).toISOString() } };
-    });
+    }));
+    const keys = opts.apiKeys;
+    this.post('/v1/api-keys', v1(async (r) => ({ status: OK, body: await createApiKey(api, keys, parseJsonBody(r.body), opts.now()) })));
+    this.get('/v1/api-keys/:address', v1((r) => {
+      const caller = authenticateApiKey(keys, r, opts.now());
+      return { status: OK, body: listApiKeys(keys, caller, r.params[0] ?? '') };
+    }));
+    this.post('/v1/api-keys/:api_key/revoke', v1(async (r) => {
+      const caller = authenticateApiKey(keys, r, opts.now());
+      return { status: OK, body: await revokeApiKey(keys, caller, r.params[0] ?? '', opts.now()) };
+    }));
+    for (const [name, route] of Object.entries(STATS_ROUTES)) {
+      this.get(`/stats/${name}`, async (r) => {
+        limits.stats(r.ip);
+        return { status: OK, body: await route(api, this.history(), r.query) };
+      });
+    }
+    for (const [name, route] of Object.entries(HISTORY_ROUTES)) {
+      this.get(`/v4/${name}`, async (r) => {
+        limits.historical(r);
+        return { status: OK, body: await route(api, this.history(), r.query) };
+      });
+    }
     this.app.options('/*', (res) => {
       res.cork(() => {
         res.writeStatus('204 No Content');
@@ -121,14 +167,6 @@ export class RestServer {
     return this.api.history;
   }
 
-  /** The 429 answer when `ip` is over a limiter's budget, else null. */
-  private limited(limiter: RateLimiter, ip: string, what: string, perMinute: number): Reply | null {
-    const wait = limiter.take(ip);
-    if (wait === 0) return null;
-    const body = { error: 'rate_limit_exceeded', message: `Too many ${what} requests: at most ${perMinute} a minute per IP`, retry_after: wait };
-    return { status: STATUS_LINE.rate_limit_exceeded, body, headers: { 'Retry-After': String(wait) } };
-  }
-
   private async health(): Promise<Reply> {
     const h = this.api.head();
     const indexed = this.api.history === null ? null : String(await this.api.history.indexedHeight());
@@ -136,27 +174,39 @@ export class RestServer {
     return { status: this.api.healthy() ? OK : STATUS_LINE.service_unavailable, body };
   }
 
+  /** What a request's route needs that uWS gives only during the handler's synchronous part. */
+  private static head(method: 'GET' | 'POST', nParams: number, res: uWS.HttpResponse, req: uWS.HttpRequest): Omit<Request, 'body'> {
+    const url = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    // Kept as sent: decoded inside run(), where a malformed escape (`%E0%A4%A`) is a 400.
+    const params = Array.from({ length: nParams }, (_, i) => req.getParameter(i) ?? '');
+    return {
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      method,
+      url,
+      pathWithQuery: rawQuery === '' ? url : `${url}?${rawQuery}`,
+      params,
+      query: new URLSearchParams(rawQuery),
+      hmac: { key: req.getHeader(HMAC_HEADERS.key), sign: req.getHeader(HMAC_HEADERS.sign), timestamp: req.getHeader(HMAC_HEADERS.timestamp) },
+    };
+  }
+
   private get(path: string, route: Route): void {
     const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
     this.app.get(path, (res, req) => {
-      const url = req.getUrl();
-      const query = new URLSearchParams(req.getQuery() ?? '');
-      const raw = Array.from({ length: nParams }, (_, i) => req.getParameter(i) ?? '');
+      const head = RestServer.head('GET', nParams, res, req);
       let aborted = false;
       res.onAborted(() => (aborted = true));
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-      // Decoded inside run(): a malformed escape (`%E0%A4%A`) throws, and a throw here aborts the process.
-      const decoded: Route = (r) => route({ ...r, params: raw.map(decodePathParam) });
-      void this.run(decoded, { ip, body: Buffer.alloc(0), url, params: raw, query }).then((reply) => {
+      void this.run(route, { ...head, body: Buffer.alloc(0) }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
     });
   }
 
   private post(path: string, route: Route): void {
+    const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
     this.app.post(path, (res, req) => {
-      const url = req.getUrl();
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const head = RestServer.head('POST', nParams, res, req);
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const chunks: Buffer[] = [];
@@ -170,7 +220,7 @@ export class RestServer {
         if (!isLast) return;
         const reply = tooLarge
           ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
-          : this.run(route, { ip, body: Buffer.concat(chunks), url, params: [], query: new URLSearchParams() });
+          : this.run(route, { ...head, body: Buffer.concat(chunks) });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
         });
@@ -181,8 +231,9 @@ export class RestServer {
   /** Runs a route; an HttpError becomes its status and body, anything else a logged 500. */
   private async run(route: Route, req: Request): Promise<Reply> {
     try {
-      return await route(req);
+      return await route(req.params.length === 0 ? req : { ...req, params: req.params.map(decodePathParam) });
     } catch (err) {
+      if (err instanceof RateLimitError) return { status: STATUS_LINE[err.key], body: err.body(), headers: { 'Retry-After': String(err.retryAfter) } };
       if (err instanceof HttpError) return { status: STATUS_LINE[err.key], body: err.body() };
       this.opts.log(`internal error on ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return { status: STATUS_LINE.internal_error, body: new HttpError('internal_error', 'Internal server error').body() };

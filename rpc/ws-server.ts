@@ -9,6 +9,7 @@ import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError } from './http-errors.ts';
 import { handleInfo } from './info.ts';
+import type { Limits } from './limits.ts';
 
 /** A committed block as the streams need it; declared here, supplied by node/. */
 export interface FeedBlock {
@@ -28,8 +29,11 @@ export interface WsServerOptions {
   readonly log: (line: string) => void;
   /** Bytes buffered for one connection before it is closed as too slow. */
   readonly maxBackpressure: number;
-  readonly maxSubscriptions: number;
-  readonly maxConnectionsPerIp: number;
+  /**
+   * Rate limits: WebSocket posts count against the `/info` and `/exchange` budgets of their IP,
+   * and `config` bounds connections per IP and subscriptions per connection and per IP.
+   */
+  readonly limits: Limits;
   /**
    * Public streams are published at most this often (ms; longer with many connections, see
    * `publicInterval`): the blocks committed in between are merged (their trades and candle
@@ -80,6 +84,8 @@ export class WsServer {
   private readonly listener: UwsListener;
   private readonly conns = new Set<uWS.WebSocket<Conn>>();
   private readonly perIp = new Map<string, number>();
+  /** Subscriptions of all the connections of an IP. */
+  private readonly subsPerIp = new Map<string, number>();
   /**
    * Public streams (books, trades, mids, contexts, candles) by topic, the subscription's canonical
    * key: each block's message is built and serialized once and fanned out by uWS's pub/sub, so a
@@ -108,8 +114,13 @@ export class WsServer {
       closeOnBackpressureLimit: 1,
       upgrade: (res, req, context) => {
         const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-        if ((this.perIp.get(ip) ?? 0) >= opts.maxConnectionsPerIp) {
-          res.writeStatus('429 Too Many Requests').end(JSON.stringify({ error: 'rate_limit_exceeded', message: `at most ${opts.maxConnectionsPerIp} connections per IP`, retry_after: 10 }));
+        const max = opts.limits.config.wsConnectionsPerIp;
+        if ((this.perIp.get(ip) ?? 0) >= max) {
+          // Nothing refills here: a connection closing frees a place; 10 s is a fair pause.
+          const body = { error: 'rate_limit_exceeded', message: `Too many WebSocket connections: at most ${max} per IP`, retry_after: 10 };
+          res.cork(() => {
+            res.writeStatus('429 Too Many Requests').writeHeader('Content-Type', 'application/json').writeHeader('Retry-After', '10').end(JSON.stringify(body));
+          });
           return;
         }
         res.upgrade<Conn>({ ip, subs: new Map() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
@@ -124,6 +135,7 @@ export class WsServer {
         this.conns.delete(ws);
         for (const sub of ws.getUserData().subs.values()) if (!isPublic(sub)) this.unindex(ws, sub.user);
         const ip = ws.getUserData().ip;
+        this.countSubs(ip, -ws.getUserData().subs.size);
         const n = (this.perIp.get(ip) ?? 1) - 1;
         if (n === 0) this.perIp.delete(ip);
         else this.perIp.set(ip, n);
@@ -205,13 +217,18 @@ export class WsServer {
     const key = canonicalize(sub);
     if (method === 'unsubscribe') {
       if (!subs.delete(key)) return this.error(ws, `Not subscribed: ${key}`);
+      this.countSubs(ws.getUserData().ip, -1);
       if (isPublic(sub)) ws.unsubscribe(key);
       else if (![...subs.values()].some((o) => !isPublic(o) && o.user === sub.user)) this.unindex(ws, sub.user);
       return this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     }
     if (subs.has(key)) return this.error(ws, `Already subscribed: ${key}`);
-    if (subs.size >= this.opts.maxSubscriptions) return this.error(ws, `At most ${this.opts.maxSubscriptions} subscriptions per connection`);
+    const { wsSubscriptionsPerConnection: perConn, wsSubscriptionsPerIp: perIp } = this.opts.limits.config;
+    if (subs.size >= perConn) return this.error(ws, `At most ${perConn} subscriptions per connection`);
+    const ip = ws.getUserData().ip;
+    if ((this.subsPerIp.get(ip) ?? 0) >= perIp) return this.error(ws, `At most ${perIp} subscriptions per IP (all its connections)`);
     subs.set(key, sub);
+    this.countSubs(ip, 1);
     if (!isPublic(sub)) (this.byUser.get(sub.user) ?? this.byUser.set(sub.user, new Set()).get(sub.user)!).add(ws);
     this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     void this.snapshot(ws, sub).then(() => {
@@ -220,6 +237,12 @@ export class WsServer {
       ws.subscribe(key);
       this.topics.set(key, sub);
     });
+  }
+
+  private countSubs(ip: string, delta: number): void {
+    const n = (this.subsPerIp.get(ip) ?? 0) + delta;
+    if (n <= 0) this.subsPerIp.delete(ip);
+    else this.subsPerIp.set(ip, n);
   }
 
   /** The first message of a subscription, where Hyperliquid sends one. */
@@ -246,11 +269,17 @@ export class WsServer {
     if (typeof id !== 'number' || typeof request !== 'object' || request === null) return this.error(ws, 'A post needs a numeric id and a request');
     const payload = request.payload as Record<string, unknown>;
     if (typeof payload !== 'object' || payload === null) return this.error(ws, 'Missing request.payload');
+    const { ip } = ws.getUserData();
+    const { limits } = this.opts;
     try {
       if (request.type === 'info') {
-        return this.send(ws, { channel: 'post', data: { id, response: await handleInfo(this.api, payload) } });
+        limits.info(ip, payload);
+        const answer = await handleInfo(this.api, payload);
+        limits.infoAnswered(ip, payload.type, answer);
+        return this.send(ws, { channel: 'post', data: { id, response: answer } });
       }
       if (request.type === 'exchange') {
+        limits.exchangeIp(ip, payload.action);
         const action = payload.action as Record<string, unknown> | undefined;
         if (action?.type === 'spotDeploy') throw new HttpError('bad_request', 'spotDeploy is not available over WebSocket; use POST /exchange');
         return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload) } });

@@ -117,12 +117,14 @@ t.test('deposit, delegate, undelegate after the lock, withdraw after the unbondi
   c.ok(alice, { type: 'tokenDelegate', validator: VALIDATOR, wei: 30 * UNIT, isUndelegate: false });
   const delegatedAt = c.time;
   t.same(views.delegatorSummary(c.state, alice), { delegated: '30', undelegated: '20', totalPendingWithdrawal: '0', nPendingWithdrawals: 0 });
+  t.equal(views.stakeOf(c.state, alice), 50n * STAKE_UNIT, 'stake (the API\'s staker tier): delegated + undelegated');
   t.same(views.delegations(c.state, alice), [{ validator: VALIDATOR, amount: '30', lockedUntilTimestamp: delegatedAt + cfg.delegationLockMs }]);
   t.match(err(c.tx(alice, { type: 'tokenDelegate', validator: VALIDATOR, wei: 10 * UNIT, isUndelegate: true })), /locked until/, 'undelegating inside the lock is refused');
   c.ok(alice, { type: 'tokenDelegate', validator: VALIDATOR, wei: 10 * UNIT, isUndelegate: true }, cfg.delegationLockMs);
   t.same(views.delegatorSummary(c.state, alice), { delegated: '20', undelegated: '30', totalPendingWithdrawal: '0', nPendingWithdrawals: 0 });
   c.ok(alice, { type: 'cWithdraw', wei: 25 * UNIT });
   t.same(views.delegatorSummary(c.state, alice), { delegated: '20', undelegated: '5', totalPendingWithdrawal: '25', nPendingWithdrawals: 1 });
+  t.equal(views.stakeOf(c.state, alice), 25n * STAKE_UNIT, 'a pending withdrawal is no longer stake');
   c.idle(cfg.unbondingDelayMs - 1);
   t.equal(c.state.staking.pending.length, 1, 'not paid before the delay');
   c.idle(1);

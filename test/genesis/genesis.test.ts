@@ -32,6 +32,9 @@ t.test('invalid genesis files are refused with a reason', async (t) => {
     ['bad address', (g) => (g.balances[0]!.address = '0x1234'), /20-byte hex address/],
     ['negative balance', (g) => (g.balances[0]!.usdc = '-1'), /non-negative decimal/],
     ['literal binding on mainnet', (g) => (g.network = 'mainnet'), /literalNonceBinding is for local networks only/],
+    ['staker tier stake of zero', (g) => (g.api = { stakerTierStake: '0' }), /api.stakerTierStake must be a positive decimal/],
+    ['staker tier stake not a decimal', (g) => (g.api = { stakerTierStake: '1e4' }), /api.stakerTierStake must be a positive decimal/],
+    ['staker tier stake too fine', (g) => (g.api = { stakerTierStake: '0.000000001' }), /at most 8 decimals/],
   ];
   for (const [name, mutate, want] of cases) {
     const g = devnetGenesis();
@@ -39,4 +42,11 @@ t.test('invalid genesis files are refused with a reason', async (t) => {
     t.throws(() => loadGenesis(g), { name: 'GenesisError', message: want }, name);
   }
   t.ok(new GenesisError('x') instanceof Error);
+});
+
+t.test('the staker tier of historical reads: api.stakerTierStake, in staking units', async (t) => {
+  t.equal(loadGenesis(devnetGenesis()).api.stakerTierStake, 10_000n * 10n ** 8n, 'devnet: 10,000 SVC');
+  const { api: _api, ...without } = devnetGenesis();
+  t.equal(loadGenesis(without).api.stakerTierStake, 10_000n * 10n ** 8n, 'absent: the default, 10,000 tokens');
+  t.equal(loadGenesis({ ...devnetGenesis(), api: { stakerTierStake: '2.5' } }).api.stakerTierStake, 250_000_000n);
 });

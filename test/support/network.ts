@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { generateValidatorKey, peerIdOfSeed, type ValidatorKey } from '../../consensus/index.ts';
 import type { GenesisFile } from '../../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, type NodeConfig } from '../../node/index.ts';
+import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { tempDir } from './node.ts';
 
 export async function freePort(): Promise<number> {
@@ -60,6 +61,7 @@ export async function loopbackNetwork(
     config: (i) => ({
       ...DEFAULT_NODE_CONFIG, genesis: g, dataDir: dirs[i]!, restPort: 0, wsPort: null, rpcPort: null, log: () => {}, oracleIntervalMs: 0, signerWorkers: 0,
       emptyBlockIntervalMs: 200,
+      rateLimits: DEVNET_RATE_LIMITS, // tests poll /info every 25 ms
       timeouts: { proposeMs: 1000, proposeDeltaMs: 200, prevoteMs: 200, prevoteDeltaMs: 200, precommitMs: 200, precommitDeltaMs: 200 },
       p2p: { listen: `/ip4/127.0.0.1/tcp/${ports[i]}`, peers: peers.filter((_, j) => j !== i) },
       ...overrides,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { DEV_ACCOUNTS, devnetGenesis } from '../../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, type NodeConfig } from '../../node/index.ts';
+import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { signRequest, type SignOptions } from './signing.ts';
 
 export const wallets = DEV_ACCOUNTS.map((a) => new Wallet(a.privateKey));
@@ -25,6 +26,7 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, overri
     log: () => {},
     oracleIntervalMs: 0, // tests that want oracle ticks ask for them
     signerWorkers: 1, // a real pool, kept small: each worker loads the sources
+    rateLimits: DEVNET_RATE_LIMITS, // request limits off, as on `svc devnet`; rate-limit tests set theirs
     ...overrides,
   });
   t.teardown(async () => {
