@@ -4,7 +4,7 @@
 // integers and formatted once per batch.
 import { addDecimals, formatScaled, parseScaled } from '../../primitives/index.ts';
 import type {
-  BookSnapshotRow, CandleRow, CoinDailyRow, DailyStatsRow, FundingRow, LiquidationRow, OpenInterestRow, StatsTotals, TradeRow, TransferRow,
+  BookSnapshotRow, CandleRow, CoinDailyRow, FundingRow, LiquidationRow, OpenInterestRow, StatsTotals, TradeRow, TransferRow,
 } from '../../rpc/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
 import type { IndexedBlock } from './indexed-block.ts';
