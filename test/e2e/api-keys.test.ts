@@ -6,6 +6,7 @@ import t from 'tap';
 import { Wallet } from 'ethers';
 import { nextNonce, startNode, tempDir, wallets, type Client } from '../support/node.ts';
 import { signRequest } from '../support/signing.ts';
+import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 
 /** The headers of a request signed with a key: message = timestamp + METHOD + path with query + body. */
 function hmacHeaders(apiKey: string, secret: string, method: string, path: string, body = '', timestamp = Math.floor(Date.now() / 1000)) {
@@ -166,4 +167,23 @@ t.test('an approved agent creates keys for its account, an unapproved one cannot
   const refused = await client.post('/v1/api-keys', await signRequest(stranger, { type: 'createApiKey' }, nextNonce(), { vaultAddress: owner.address.toLowerCase() }));
   t.equal(refused.status, 403);
   t.match(refused.body, { error: 'forbidden', message: /Agent not authorized/ });
+});
+
+t.test('/v4 over HTTP: free tier per IP, a key lifts it; /stats has its own budget', async (t) => {
+  const { client } = await startNode(t, {
+    rateLimits: { ...DEVNET_RATE_LIMITS, historicalFree: { perMinute: 60, burst: 2 }, historicalAuthenticated: { perMinute: 300, burst: 4 }, stats: { perMinute: 100, burst: 3 } },
+  });
+  const alice = wallets[0] as Wallet;
+  const path = '/v4/trades?market=BTC-USD';
+  for (let i = 0; i < 2; i++) t.equal((await client.raw(path)).status, 200);
+  const refused = await client.raw(path);
+  t.equal(refused.status, 429);
+  t.match(refused.body, { error: 'rate_limit_exceeded', retry_after: Number });
+  t.equal(refused.headers.get('retry-after'), String(refused.body.retry_after));
+  const key = (await create(client, alice)).body as Key;
+  for (let i = 0; i < 4; i++) t.equal((await client.raw(path, { headers: hmacHeaders(key.api_key, key.secret, 'GET', path) })).status, 200, 'the authenticated tier');
+  t.equal((await client.raw(path, { headers: hmacHeaders(key.api_key, key.secret, 'GET', path) })).status, 429, 'its burst spent');
+  t.equal((await client.raw(path, { headers: hmacHeaders(key.api_key, 'not the secret', 'GET', path) })).status, 401, 'a bad signature is refused, not served free');
+  for (let i = 0; i < 3; i++) t.equal((await client.raw('/stats/total_users')).status, 200);
+  t.equal((await client.raw('/stats/total_users')).status, 429);
 });
