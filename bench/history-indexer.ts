@@ -1,11 +1,13 @@
-// The history indexer under a heavy fill rate, through the whole node: `svc devnet` in its own
+// The history indexer under a heavy fill rate: alone (synthetic blocks handed over as the node
+// does), and through the whole node: `svc devnet` in its own
 // process, and a sender process posting signed actions over WebSocket at a paced rate. Each
 // cycle is a 50-order maker batch and a taker that sweeps it (100 fills), sides alternating so
 // positions stay near flat. The same load runs against a node that keeps no history
 // (--no-history), one with the embedded store, and (BENCH_PG=1) one writing to PostgreSQL.
 // Prints fills/s, the delay of the sweeps (post to answer: the block's execution and commit),
 // the node's CPU per fill from /proc, and how far the history lagged the chain.
-//   BENCH_SECONDS (default 20), BENCH_FILLS (fills per second offered, default 20000).
+//   BENCH_SECONDS (default 20), BENCH_FILLS (fills a second offered to the indexer alone, default
+//   20000), BENCH_NODE_FILLS (to the whole node, default 5000), BENCH_PG_URL (also PostgreSQL).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -13,10 +15,14 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { flowAccounts, orderSigner } from './order-flow.ts';
 import { tempDir } from '../test/support/node.ts';
+import { IndexerClient, indexedBlock, type HistoryStoreConfig } from '../node/index.ts';
+import type { ExchangeEvent } from '../exchange/index.ts';
 import { freePort } from '../test/support/network.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+/** Fills a second offered to the indexer alone, and to the whole node (which sustains about 5,000 today: #21). */
 const FILLS = Number(process.env.BENCH_FILLS ?? 20_000);
+const NODE_FILLS = Number(process.env.BENCH_NODE_FILLS ?? 5_000);
 const LEVELS = 50;
 const SELF = fileURLToPath(import.meta.url);
 const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
@@ -81,7 +87,7 @@ async function runOnce(label: string, extra: string[]): Promise<string> {
     const cpu0 = cpuSeconds(node.proc.pid as number);
     const t0 = performance.now();
     sender = spawn(process.execPath, ['--import', 'tsx', SELF], {
-      env: { ...process.env, BENCH_ROLE: 'history-sender', WS_URL: node.ws, FILLS: String(FILLS), SECONDS: String(SECONDS) },
+      env: { ...process.env, BENCH_ROLE: 'history-sender', WS_URL: node.ws, FILLS: String(NODE_FILLS), SECONDS: String(SECONDS) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const report = await new Promise<Report>((resolve, reject) => {
@@ -111,12 +117,69 @@ async function runOnce(label: string, extra: string[]): Promise<string> {
   }
 }
 
+/**
+ * The indexer alone, at the offered fill rate: blocks of 400 fills (200 trades against 50 price
+ * levels) every 20 ms of block time, handed over as the node does (compacted from the events and
+ * posted to the indexer thread). The commit thread's cost is the hand-over's wall time (it is
+ * synchronous); the rest runs on the indexer thread.
+ */
+async function indexerAlone(label: string, config: (dir: string) => HistoryStoreConfig): Promise<string> {
+  const dir = await tempDir('svc-bench-indexer-');
+  const client = await IndexerClient.start(config(dir), (line) => console.log(line));
+  try {
+    await client.seedCandles([['BTC', 0, 5]]);
+    const users = Array.from({ length: 10 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+    const perBlock = 400;
+    const blocksPerSecond = FILLS / perBlock;
+    const total = Math.round(blocksPerSecond * SECONDS);
+    let time = Date.UTC(2026, 0, 1);
+    let tid = 1;
+    let handOver = 0;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let h = 1; h <= total; h++) {
+      // Paced: block h is due at h / blocksPerSecond seconds.
+      const due = t0 + (h / blocksPerSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const events: ExchangeEvent[] = [];
+      const prev = time;
+      time += 1000 / blocksPerSecond;
+      for (let i = 0; i < perBlock / 2; i++, tid++) {
+        const f = { coin: 'BTC', px: String(100_010 + (i % LEVELS) * 10), sz: '0.001', time, startPosition: '0', dir: 'Open Long', closedPnl: '0', hash: `0x${tid.toString(16).padStart(64, '0')}`, oid: tid, fee: '0.0045', feeToken: 'USDC', tid };
+        events.push({ kind: 'fill', user: users[h % 10] as string, fill: { ...f, side: 'A', crossed: false } });
+        events.push({ kind: 'fill', user: users[(h + 1) % 10] as string, fill: { ...f, side: 'B', crossed: true } });
+      }
+      const s0 = performance.now();
+      client.push(indexedBlock(h, time, prev, events, { markets: [['BTC', 0, 5]], openInterest: [], books: [] }));
+      handOver += performance.now() - s0;
+    }
+    const sent = performance.now();
+    await client.flushed();
+    const caughtUp = performance.now() - sent;
+    const elapsed = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const fills = total * perBlock;
+    return `| ${label} | ${(fills / elapsed).toFixed(0)} | ${((handOver * 1000) / fills).toFixed(2)} µs | ${(((cpu.user + cpu.system) / fills)).toFixed(1)} µs | ${caughtUp.toFixed(0)} ms |`;
+  } finally {
+    await client.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function benchHistoryIndexer(): Promise<void> {
+  const alone: string[] = [];
+  alone.push(await indexerAlone('embedded store', (dir) => ({ kind: 'level', path: dir })));
+  if (process.env.BENCH_PG_URL !== undefined) alone.push(await indexerAlone('PostgreSQL', () => ({ kind: 'postgres', url: process.env.BENCH_PG_URL as string })));
+  console.log(`the indexer alone, offered ${FILLS} fills/s for ${SECONDS} s (blocks of 400 fills):`);
+  console.log('| store | fills/s indexed | hand-over on the commit thread, per fill | process CPU per fill (both threads, synthetic blocks included) | behind when the load stopped |');
+  console.log('|---|---|---|---|---|');
+  for (const r of alone) console.log(r);
   const rows: string[] = [];
   rows.push(await runOnce('no history', ['--no-history']));
   rows.push(await runOnce('embedded store', []));
   if (process.env.BENCH_PG_URL !== undefined) rows.push(await runOnce('PostgreSQL', ['--indexer-db', process.env.BENCH_PG_URL]));
-  console.log(`offered: ${FILLS} fills/s (${FILLS / (2 * LEVELS)} sweeps of ${LEVELS} makers a second), ${SECONDS} s`);
+  console.log(`\nthe whole node, offered ${NODE_FILLS} fills/s (${NODE_FILLS / (2 * LEVELS)} sweeps of ${LEVELS} makers a second), ${SECONDS} s:`);
   console.log('| node | fills/s | answered ok | sweep p50 ms | sweep p99 ms | node CPU per fill | node CPU | history lag at the end |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);

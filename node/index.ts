@@ -10,6 +10,7 @@ export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
 export {
-  Indexer, LevelHistoryStore, RETENTION, indexedBlock, sampleBlock, type HistoryStore, type HistoryBatch, type IndexedBlock,
+  Indexer, IndexerClient, LevelHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, type HistoryStore, type HistoryBatch, type IndexedBlock,
+  type HistoryStoreConfig,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
