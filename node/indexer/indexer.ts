@@ -263,8 +263,8 @@ export class Indexer {
           this.totals.deposits += amount;
           seeUser(user);
         } else {
-          // A refund gives back what its withdrawal took (the fee included): withdrawals count net of refunds.
-          const delta = d.type === 'withdraw' ? amount : -amount;
+          // Withdrawals count what left the account (the fee included); a refund gives all of it back.
+          const delta = d.type === 'withdraw' ? amount + usdOf(d.fee) : -amount;
           day.withdrawals += delta;
           this.totals.withdrawals += delta;
         }

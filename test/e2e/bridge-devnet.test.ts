@@ -115,4 +115,15 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
   t.match(toB.body, { status: 'ok', response: { data: { status: 'pending' } } });
   const providerB = new JsonRpcProvider(b.url, b.chainId, { staticNetwork: true });
   await until('paid on chain B', async () => (await new Contract(B.token, ERC20, providerB).getFunction('balanceOf')(dest)) === 19_000_000n);
+
+  // The history holds every deposit, withdrawal and refund, and the totals add up.
+  await until('indexed', async () => (await client.raw(`/v4/withdrawals?user=${U}`)).body.data?.length === 4);
+  const deposits = (await client.raw(`/v4/deposits?user=${U}`)).body.data;
+  t.same(deposits.map((d: { usdc: string; chainId: number }) => [d.usdc, d.chainId]), [['30', 31338], ['1', 31337], ['5', 31337], ['250', 31337]], 'newest first');
+  t.match(deposits[0], { user: U, type: 'deposit', fee: '0', hash: /^0x[0-9a-f]{64}$/, time: Number, height: Number, id: Number });
+  const withdrawals = (await client.raw(`/v4/withdrawals?user=${U}`)).body.data;
+  t.same(withdrawals.map((w: { type: string; usdc: string; fee: string }) => [w.type, w.usdc, w.fee]), [['withdraw', '19', '1'], ['withdrawRefund', '50', '0'], ['withdraw', '49', '1'], ['withdraw', '99', '1']]);
+  t.equal(withdrawals[1].hash, stuckId, 'a refund names its withdrawal');
+  t.same((await client.raw('/stats/total_deposits')).body, { total_deposits: 286 });
+  t.same((await client.raw('/stats/total_withdrawals')).body, { total_withdrawals: 120 }, 'net of the refund, fees included');
 });

@@ -197,7 +197,7 @@ t.test('what the records say', async (t) => {
   const ledger = events.flatMap(({ e }) => (e.kind === 'ledger' ? [e] : []));
   const micro = (s: string) => BigInt(Math.round(Number(s) * 1e6));
   const deposited = ledger.filter((e) => e.ledger.delta.type === 'deposit').reduce((s, e) => s + micro(e.ledger.delta.usdc), 0n);
-  const withdrawn = ledger.reduce((s, e) => s + (e.ledger.delta.type === 'withdraw' ? micro(e.ledger.delta.usdc) : e.ledger.delta.type === 'withdrawRefund' ? -micro(e.ledger.delta.usdc) : 0n), 0n);
+  const withdrawn = ledger.reduce((s, e) => s + (e.ledger.delta.type === 'withdraw' ? micro(e.ledger.delta.usdc) + micro(e.ledger.delta.fee) : e.ledger.delta.type === 'withdrawRefund' ? -micro(e.ledger.delta.usdc) : 0n), 0n);
   const totals = await r.totals();
   t.equal(micro(totals.deposits), deposited);
   t.equal(micro(totals.withdrawals), withdrawn);
