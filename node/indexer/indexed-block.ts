@@ -12,8 +12,12 @@ export const BOOK_SNAPSHOT_MS = 300_000;
 /** Levels a side in a book snapshot. */
 export const BOOK_SNAPSHOT_DEPTH = 100;
 
-/** A trade: coin, px, sz, taker side, time, tid, hash, buyer, seller, liquidation (1) or not (0). */
-export type TradeTuple = [string, string, string, 'B' | 'A', number, number, string, string, string, 0 | 1];
+/**
+ * A trade: coin, px, sz, taker side, time, tid, then the hash, buyer and seller as indices into
+ * the block's `strings` (a sweep repeats its hash and taker on every trade), liquidation (1) or
+ * not (0).
+ */
+export type TradeTuple = [string, string, string, 'B' | 'A', number, number, number, number, number, 0 | 1];
 
 export interface IndexedBlock {
   readonly height: number;
@@ -21,6 +25,8 @@ export interface IndexedBlock {
   /** Time of the block before it (the genesis time for the first). */
   readonly prevTime: number;
   readonly trades: readonly TradeTuple[];
+  /** Hashes and addresses the trades name, each once. */
+  readonly strings: readonly string[];
   readonly fundingRates: readonly FundingRateRecord[];
   /** USDC the paying positions paid, per coin (the hour's payments, summed). */
   readonly fundingPaid: readonly (readonly [string, string])[];
@@ -37,6 +43,16 @@ export type StateSamples = Pick<IndexedBlock, 'openInterest' | 'books' | 'market
 /** The block's facts from its events; `samples` from the state after it. */
 export function indexedBlock(height: number, time: number, prevTime: number, events: readonly ExchangeEvent[], samples: StateSamples): IndexedBlock {
   const trades: TradeTuple[] = [];
+  const strings: string[] = [];
+  const index = new Map<string, number>();
+  const ref = (text: string): number => {
+    let i = index.get(text);
+    if (i === undefined) {
+      i = strings.push(text) - 1;
+      index.set(text, i);
+    }
+    return i;
+  };
   const fundingRates: FundingRateRecord[] = [];
   const liquidations: LiquidationRecord[] = [];
   const ledger: { user: string; ledger: LedgerRecord }[] = [];
@@ -55,7 +71,7 @@ export function indexedBlock(height: number, time: number, prevTime: number, eve
         }
         const other = makerTid === f.tid ? maker : '';
         const buy = f.side === 'B';
-        trades.push([f.coin, f.px, f.sz, f.side, f.time, f.tid, f.hash, buy ? e.user : other, buy ? other : e.user, f.liquidation === undefined ? 0 : 1]);
+        trades.push([f.coin, f.px, f.sz, f.side, f.time, f.tid, ref(f.hash), ref(buy ? e.user : other), ref(buy ? other : e.user), f.liquidation === undefined ? 0 : 1]);
         break;
       }
       case 'funding':
@@ -81,7 +97,7 @@ export function indexedBlock(height: number, time: number, prevTime: number, eve
   }
   // Payments are summed by the writer (exact decimal sums); here they travel as lists joined by '+'.
   const fundingPaid = paid === null ? [] : [...paid].map(([coin, list]) => [coin, list.join('+')] as const);
-  return { height, time, prevTime, trades, fundingRates, fundingPaid, liquidations, ledger, ...samples };
+  return { height, time, prevTime, trades, strings, fundingRates, fundingPaid, liquidations, ledger, ...samples };
 }
 
 /** What needs the state right after the block: decimals of the traded markets, open interest and books when due. */

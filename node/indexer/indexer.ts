@@ -209,7 +209,10 @@ export class Indexer {
         dayUsers.push({ user, day: day.day });
       };
       for (let i = 0; i < b.trades.length; i++) {
-        const [coin, px, sz, side, time, tid, hash, buyer, seller, liq] = b.trades[i] as IndexedBlock['trades'][number];
+        const [coin, px, sz, side, time, tid, h, bi, si, liq] = b.trades[i] as IndexedBlock['trades'][number];
+        const hash = b.strings[h] as string;
+        const buyer = b.strings[bi] as string;
+        const seller = b.strings[si] as string;
         trades.push({ id: base + i, coin, time, height: b.height, tid, px, sz, side, hash, buyer, seller, liquidation: liq === 1 });
         seeUser(buyer);
         seeUser(seller);
