@@ -7,7 +7,7 @@ import { normalizeAddress, type Address } from '../primitives/index.ts';
 import type { NodeApi } from './api.ts';
 import { HttpError, badRequest, httpErrorOf } from './http-errors.ts';
 import { HMAC_HEADERS, checkHmacTimestamp, hmacMatches, hmacMessage, type HmacHeaders } from './hmac.ts';
-import { MAX_ACTION_DEPTH, jsonDepth, requireAddress, requireField, requireInt } from './request-checks.ts';
+import { MAX_ACTION_DEPTH, jsonDepth, requireField, signedFields } from './request-checks.ts';
 
 export interface ApiKeyRecord {
   /** The public key id: 32 hex digits. */
@@ -108,15 +108,8 @@ export async function createApiKey(api: NodeApi, store: ApiKeyStore, body: Recor
   if (typeof name !== 'string' || name.length > MAX_KEY_NAME || hasControlCharacter(name)) {
     throw badRequest(`Invalid field action.name: a string of at most ${MAX_KEY_NAME} characters without control characters`, { field: 'action.name' });
   }
-  const nonce = requireInt(body, 'nonce');
-  const sig = requireField(body, 'signature');
-  if (typeof sig !== 'object' || Array.isArray(sig)) throw badRequest('Invalid field signature: expected {r, s, v}', { field: 'signature' });
-  const s = sig as Record<string, unknown>;
-  for (const f of ['r', 's', 'v'] as const) {
-    if (s[f] === undefined || s[f] === null) throw badRequest(`Missing field: signature.${f}`, { field: `signature.${f}` });
-  }
-  const vaultAddress = body.vaultAddress === undefined || body.vaultAddress === null ? null : requireAddress(body, 'vaultAddress');
-  const verdict = await api.verifySigned({ action, nonce, signature: { r: s.r, s: s.s, v: s.v }, vaultAddress });
+  const { nonce, signature, vaultAddress } = signedFields(body);
+  const verdict = await api.verifySigned({ action, nonce, signature, vaultAddress });
   if (verdict.kind === 'rejected') throw httpErrorOf(verdict.error) ?? new HttpError('unauthorized', verdict.error.message, verdict.error.details);
   const owner = vaultAddress ?? verdict.signer;
   if (store.list(owner).filter((k) => k.revokedAt === null).length >= MAX_ACTIVE_KEYS_PER_ADDRESS) {

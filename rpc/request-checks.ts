@@ -67,6 +67,11 @@ export function parseExchangeRequest(body: Record<string, unknown>): { req: Exch
   }
   const parsed = parseAction(body.action);
   if (isActionParseError(parsed)) throw badRequest(parsed.message, { field: parsed.field });
+  return { req: { action: body.action, ...signedFields(body) }, action: parsed };
+}
+
+/** `nonce`, `signature` {r, s, v} and the optional `vaultAddress` of a signed request body. */
+export function signedFields(body: Record<string, unknown>): { nonce: number; signature: { r: unknown; s: unknown; v: unknown }; vaultAddress: Address | null } {
   const nonce = requireInt(body, 'nonce');
   const sig = requireField(body, 'signature');
   if (typeof sig !== 'object' || Array.isArray(sig)) throw badRequest('Invalid field signature: expected {r, s, v}', { field: 'signature' });
@@ -74,9 +79,8 @@ export function parseExchangeRequest(body: Record<string, unknown>): { req: Exch
   for (const f of ['r', 's', 'v'] as const) {
     if (s[f] === undefined || s[f] === null) throw badRequest(`Missing field: signature.${f}`, { field: `signature.${f}` });
   }
-  let vaultAddress: Address | null = null;
-  if (body.vaultAddress !== undefined && body.vaultAddress !== null) vaultAddress = requireAddress(body, 'vaultAddress');
-  return { req: { action: body.action, nonce, signature: { r: s.r, s: s.s, v: s.v }, vaultAddress }, action: parsed };
+  const vaultAddress = body.vaultAddress === undefined || body.vaultAddress === null ? null : requireAddress(body, 'vaultAddress');
+  return { nonce, signature: { r: s.r, s: s.s, v: s.v }, vaultAddress };
 }
 
 /** Orders below their market's minimum size are malformed requests: 400 with field, min, provided. */

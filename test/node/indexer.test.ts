@@ -8,23 +8,12 @@ import type { ExchangeEvent, FillRecord } from '../../exchange/index.ts';
 import type { HistoryReader, RangeQuery } from '../../rpc/index.ts';
 import { tempDir } from '../support/node.ts';
 import { replaySeed } from '../support/seed.ts';
+import { mulberry32 } from '../support/exchange.ts';
 
 const MARKETS = new Map([['BTC', { pxDecimals: 1, szDecimals: 4 }], ['ETH', { pxDecimals: 2, szDecimals: 3 }]]);
 const MARKET_TUPLES = [...MARKETS].map(([coin, d]) => [coin, d.pxDecimals, d.szDecimals] as const);
 const USERS = Array.from({ length: 12 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 const HOUR = 3_600_000;
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fill(coin: string, user: string, px: string, sz: string, side: 'B' | 'A', crossed: boolean, time: number, tid: number, liquidation = false): ExchangeEvent {
   const f: FillRecord = {
@@ -37,7 +26,7 @@ function fill(coin: string, user: string, px: string, sz: string, side: 'B' | 'A
 /** A chain of `n` blocks over a few days, with trades, hourly funding, liquidations, transfers and samples. */
 function chain(seed: number, n: number, start = Date.UTC(2026, 0, 1, 22)): IndexedBlock[] & { events: ExchangeEvent[][] } {
   const allEvents: ExchangeEvent[][] = [];
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
   const blocks: IndexedBlock[] = [];
   let time = start;
