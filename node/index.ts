@@ -9,3 +9,7 @@ export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSampl
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
+export { LevelHistoryStore } from './indexer/level-store.ts';
+export { PostgresHistoryStore } from './indexer/postgres-store.ts';
+export { migrate, HISTORY_MIGRATIONS } from './indexer/pg-migrate.ts';
+export type { HistoryStore, HistoryBatch, CoinHourRow } from './indexer/store.ts';
