@@ -95,8 +95,12 @@ export class PostgresHistoryStore implements HistoryStore {
     const pool = new pg.Pool({ connectionString: this.url, max: this.opts.poolSize ?? 4, types: TYPES });
     pool.on('error', () => {}); // an idle client's connection dropped: the pool replaces it
     const client = new pg.Client({ connectionString: this.url, types: TYPES });
+    // The lock lives as long as this connection: once it errors or ends, this store no longer writes.
     client.on('error', (e) => {
-      this.lost = e;
+      this.lost ??= e;
+    });
+    client.on('end', () => {
+      this.lost ??= new Error('connection closed');
     });
     try {
       await client.connect();
@@ -127,8 +131,8 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   private writerClient(): pg.Client {
-    if (this.lost !== null) throw new Error(`history store: lost the writer connection: ${this.lost.message}`);
     if (this.writer === null) throw new Error('history store: read-only (another process holds the writer lock on this database)');
+    if (this.lost !== null) throw new Error(`history store: lost the writer connection (and its lock): ${this.lost.message}`);
     return this.writer;
   }
 

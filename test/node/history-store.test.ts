@@ -357,6 +357,19 @@ t.test('one writer per database; the others read the same answers', async (t) =>
   t.ok(next.writable, 'the writer gone, the next store to open writes');
   t.notOk(reader.writable, 'a store opened read-only stays read-only');
   t.equal(await next.indexedHeight(), batches[batches.length - 1]?.height);
+
+  // The writer's connection dies: it stops writing, and the lock is free for the next store.
+  const admin = new pg.Client(url);
+  await admin.connect();
+  const holders = await admin.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+  t.equal(holders.rows.length, 1, 'one advisory lock held: the writer\'s');
+  await admin.query('SELECT pg_terminate_backend($1)', [holders.rows[0]?.pid]);
+  await admin.end();
+  await t.rejects(next.write(batches[0] as HistoryBatch), 'a writer whose connection died does not write');
+  t.notOk(next.writable);
+  t.ok((await next.indexedHeight()) > 0, 'it still reads (through its pool)');
+  const after = await pgStore(t, url);
+  t.ok(after.writable, 'the lock went with the connection: the next store writes');
 });
 
 t.test('a PostgreSQL that cannot start is an error, not a skipped test', async (t) => {
