@@ -4,6 +4,7 @@ import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
+import { benchHistoryStore } from './history-store.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'consensus-node': benchConsensusNode,
   'evm-transfers': benchEvmTransfers,
   'evm-exec': benchEvmExec,
+  'history-store': benchHistoryStore,
 };
 
 const only = process.argv[2];
