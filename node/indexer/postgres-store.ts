@@ -83,6 +83,8 @@ export class PostgresHistoryStore implements HistoryStore {
   /** The connection holding the writer lock, through which writes go; null when read-only. */
   private writer: pg.Client | null = null;
   private lost: Error | null = null;
+  /** The writer's transactions, one after another (they share its connection). */
+  private writes: Promise<unknown> = Promise.resolve();
 
   /** `poolSize`: connections for reads. */
   constructor(readonly url: string, private readonly opts: { poolSize?: number } = {}) {}
@@ -147,16 +149,30 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async write(b: HistoryBatch): Promise<void> {
-    const c = this.writerClient();
+    this.writerClient();
     const statements = this.statements(b);
-    await c.query('BEGIN');
-    try {
-      for (const s of statements) await c.query(s);
-      await c.query('COMMIT');
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw e;
-    }
+    await this.transaction(statements);
+  }
+
+  /**
+   * Runs statements in one transaction on the writer's connection, after the transactions
+   * already asked for: two writes not awaited one by one must not share a BEGIN.
+   */
+  private transaction(statements: readonly pg.QueryConfig[]): Promise<void> {
+    const run = async () => {
+      const c = this.writerClient();
+      await c.query('BEGIN');
+      try {
+        for (const s of statements) await c.query(s);
+        await c.query('COMMIT');
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    };
+    const done = this.writes.then(run, run);
+    this.writes = done.catch(() => {});
+    return done;
   }
 
   /** The batch's statements: validated and serialized before the transaction opens. */
@@ -287,16 +303,11 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async prune(cutoff: { books: number; openInterest: number }): Promise<void> {
-    const c = this.writerClient();
-    await c.query('BEGIN');
-    try {
-      await c.query('DELETE FROM book_snapshots WHERE time < $1', [bigintParam(cutoff.books, Math.ceil)]);
-      await c.query('DELETE FROM open_interest WHERE time < $1', [bigintParam(cutoff.openInterest, Math.ceil)]);
-      await c.query('COMMIT');
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw e;
-    }
+    this.writerClient();
+    await this.transaction([
+      { text: 'DELETE FROM book_snapshots WHERE time < $1', values: [bigintParam(cutoff.books, Math.ceil)] },
+      { text: 'DELETE FROM open_interest WHERE time < $1', values: [bigintParam(cutoff.openInterest, Math.ceil)] },
+    ]);
   }
 
   async knownUsers(users: readonly string[]): Promise<Set<string>> {
