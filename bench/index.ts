@@ -5,6 +5,7 @@ import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchHistoryIndexer } from './history-indexer.ts';
+import { benchHistoryStore } from './history-store.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -21,6 +22,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'evm-transfers': benchEvmTransfers,
   'evm-exec': benchEvmExec,
   'history-indexer': benchHistoryIndexer,
+  'history-store': benchHistoryStore,
 };
 
 const only = process.argv[2];

@@ -6,3 +6,5 @@ export { rebuildHistory, progressReporter, type IndexerSink } from './rebuild.ts
 export type { HistoryStore, HistoryBatch, CoinHourRow } from './store.ts';
 export { IndexerClient, type HistoryHandle } from './client.ts';
 export { openHistoryStore, type HistoryStoreConfig } from './open-store.ts';
+export { PostgresHistoryStore } from './postgres-store.ts';
+export { migrate, HISTORY_MIGRATIONS } from './pg-migrate.ts';
