@@ -13,7 +13,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { LevelHistoryStore, PostgresHistoryStore, type HistoryBatch, type HistoryStore } from '../node/index.ts';
+import { Worker } from 'node:worker_threads';
+import { INDEXER_THREAD_LIMITS, LevelHistoryStore, PostgresHistoryStore, type HistoryBatch, type HistoryStore } from '../node/index.ts';
 import type { CandleRow, TradeRow } from '../rpc/index.ts';
 import { formatScaled } from '../primitives/index.ts';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
@@ -241,7 +242,16 @@ async function postgres(): Promise<Figures> {
   }
 }
 
+/** On a thread with the indexer thread's heap limits (INDEXER_THREAD_LIMITS), as in the node. */
 export async function benchHistoryStore(): Promise<void> {
+  const worker = new Worker(new URL('./history-store-thread.js', import.meta.url), { resourceLimits: INDEXER_THREAD_LIMITS });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the bench thread exited ${code}`))));
+  });
+}
+
+export async function runHistoryStoreBench(): Promise<void> {
   console.log(`${TRADES.toLocaleString('en-US')} trades (HISTORY_BENCH_TRADES), ${MONTH.toLocaleString('en-US')} 1m candles; ${PAGE_RUNS} pages, ${CANDLE_RUNS} candle months, ${WRITE_BATCHES} batches of ${FILLS_PER_S / 2} trades`);
   const only = process.env.HISTORY_BENCH_STORE;
   const out: Record<string, Figures> = {};

@@ -10,7 +10,7 @@ export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
 export {
-  Indexer, IndexerClient, LevelHistoryStore, PostgresHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, migrate, HISTORY_MIGRATIONS,
+  Indexer, IndexerClient, INDEXER_THREAD_LIMITS, LevelHistoryStore, PostgresHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, migrate, HISTORY_MIGRATIONS,
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';

@@ -62,7 +62,7 @@ export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
   return found;
 }
 
-if (parentPort !== null && workerData !== null && (workerData as { auth?: AuthConfig }).auth !== undefined) {
+if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefined)?.auth !== undefined) {
   const auth = (workerData as { auth: AuthConfig }).auth;
   const port = parentPort;
   port.on('message', (batch: RecoveryBatch) => {

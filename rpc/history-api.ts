@@ -154,8 +154,12 @@ export interface HistoryReader {
   /** The last block the history holds. */
   indexedHeight(): Promise<number>;
   trades(coin: string, q: RangeQuery): Promise<TradeRow[]>;
-  /** Newest first: candles opening in [start, end], opening before `before.time`. */
-  candles(coin: string, interval: string, q: RangeQuery): Promise<CandleRow[]>;
+  /**
+   * Newest first: candles opening in [start, end], opening before `before.time`. Each is a line
+   * `t,o,h,l,c,v,n` (open time, prices, base volume, trade count): a month of 1-minute candles
+   * is 43,200 of them, served as the store holds them.
+   */
+  candles(coin: string, interval: string, q: RangeQuery): Promise<string[]>;
   funding(coin: string, interval: '1h' | '8h', q: RangeQuery): Promise<FundingRow[]>;
   /** `coin` null: every market. */
   liquidations(coin: string | null, q: RangeQuery): Promise<LiquidationRow[]>;

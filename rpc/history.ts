@@ -8,6 +8,11 @@ import { badRequest } from './http-errors.ts';
 export const HISTORY_LIMIT_DEFAULT = 100;
 export const HISTORY_LIMIT_MAX = 1000;
 export const CANDLE_INTERVAL_NAMES = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w'] as const;
+const MINUTE = 60_000;
+const CANDLE_MS: Record<(typeof CANDLE_INTERVAL_NAMES)[number], number> = {
+  '1m': MINUTE, '3m': 3 * MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '30m': 30 * MINUTE, '1h': 60 * MINUTE, '2h': 120 * MINUTE,
+  '4h': 240 * MINUTE, '8h': 480 * MINUTE, '12h': 720 * MINUTE, '1d': 1440 * MINUTE, '3d': 4320 * MINUTE, '1w': 10_080 * MINUTE,
+};
 
 export interface HistoryPage {
   readonly data: readonly unknown[];
@@ -102,7 +107,12 @@ export const HISTORY_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryRe
     const coin = market(api, q, true);
     const interval = oneOf(q, 'interval', CANDLE_INTERVAL_NAMES, null);
     const r = rangeOf(q);
-    return page(await h.candles(coin, interval, r), r.wanted, (c) => ({ time: c.t, id: 0 }));
+    const ms = CANDLE_MS[interval];
+    const rows = (await h.candles(coin, interval, r)).map((line) => {
+      const [t, o, hi, l, c, v, n] = line.split(',') as [string, string, string, string, string, string, string];
+      return { t: Number(t), T: Number(t) + ms - 1, s: coin, i: interval, o, h: hi, l, c, v, n: Number(n) };
+    });
+    return page(rows, r.wanted, (c) => ({ time: c.t, id: 0 }));
   },
   async funding(api, h, q) {
     const coin = market(api, q, true);

@@ -22,6 +22,13 @@ type FromIndexer =
 
 export type HistoryHandle = HistoryReader & { close(): Promise<void> };
 
+/**
+ * The indexer thread's heap: a young generation large enough that a big answer (a month of
+ * 1-minute candles: 43,200 lines) is built without a scavenge promoting half of it (p50 29 ms
+ * with V8's default 16 MB semi-spaces, 13-16 ms with 32).
+ */
+export const INDEXER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 96 } as const;
+
 export class IndexerClient implements IndexerSink {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -64,7 +71,7 @@ export class IndexerClient implements IndexerSink {
   readonly writable: boolean;
 
   static async start(config: HistoryStoreConfig, log: (line: string) => void): Promise<IndexerClient> {
-    const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { workerData: config });
+    const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { workerData: config, resourceLimits: INDEXER_THREAD_LIMITS });
     let onError: (err: Error) => void = () => {};
     let onExit: (code: number) => void = () => {};
     let onMessage: (m: FromIndexer) => void = () => {};

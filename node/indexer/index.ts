@@ -1,10 +1,11 @@
 // node/indexer/: the history indexer and its stores (level by default, PostgreSQL when configured).
 export { Indexer, RETENTION, DAY_MS, type IndexProgress } from './indexer.ts';
 export { indexedBlock, sampleBlock, sampleState, BOOK_SNAPSHOT_MS, BOOK_SNAPSHOT_DEPTH, type IndexedBlock, type TradeTuple } from './indexed-block.ts';
-export { LevelHistoryStore, CANDLE_BUCKET_SLOTS } from './level-store.ts';
+export { LevelHistoryStore } from './level-store.ts';
+export { CANDLE_BUCKET_SLOTS } from './candle-line.ts';
 export { rebuildHistory, progressReporter, type IndexerSink } from './rebuild.ts';
 export type { HistoryStore, HistoryBatch, CoinHourRow } from './store.ts';
-export { IndexerClient, type HistoryHandle } from './client.ts';
+export { IndexerClient, INDEXER_THREAD_LIMITS, type HistoryHandle } from './client.ts';
 export { openHistoryStore, type HistoryStoreConfig } from './open-store.ts';
 export { PostgresHistoryStore } from './postgres-store.ts';
 export { migrate, HISTORY_MIGRATIONS } from './pg-migrate.ts';

@@ -9,10 +9,9 @@ import type {
 } from '../../rpc/index.ts';
 import { addDecimals } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
+import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime } from './candle-line.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
 
-/** Candle slots per stored value. */
-export const CANDLE_BUCKET_SLOTS = 256;
 
 const hex = (n: number) => n.toString(16).padStart(14, '0');
 /** The last key of a prefix's range: '~' sorts after every hex digit and '!'. */
@@ -23,8 +22,6 @@ interface Clearable {
   keys(range: { gt: string; limit: number }): { all(): Promise<string[]> };
 }
 
-/** A candle as stored: [t, o, h, l, c, v, n]. */
-type CandleTuple = [number, string, string, string, string, string, number];
 
 const ZERO_TOTALS: StatsTotals = { users: 0, volume: '0', deposits: '0', withdrawals: '0' };
 
@@ -45,14 +42,15 @@ export class LevelHistoryStore implements HistoryStore {
   private readonly users;
   private readonly dayUsers;
   /** The bucket each (coin, interval) last wrote: candles change in their newest bucket. */
-  private readonly openBuckets = new Map<string, { key: string; candles: CandleTuple[] }>();
+  private readonly openBuckets = new Map<string, { key: string; lines: string[] }>();
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
     const sub = <V>(name: string) => this.db.sublevel<string, V>(name, { valueEncoding: 'json' });
     this.meta = sub<unknown>('meta');
     this.tradeRows = sub<TradeRow>('t');
-    this.candleBuckets = sub<CandleTuple[]>('c');
+    // A bucket is text: its candle lines (`t,o,h,l,c,v,n`) oldest first, joined by newlines.
+    this.candleBuckets = this.db.sublevel<string, string>('c', { valueEncoding: 'utf8' });
     this.fundingRows = sub<FundingRow>('f');
     this.liqs = sub<LiquidationRow>('l');
     this.oi = sub<OpenInterestRow>('o');
@@ -85,7 +83,7 @@ export class LevelHistoryStore implements HistoryStore {
     const ops: unknown[] = [];
     const put = (sublevel: unknown, key: string, value: unknown) => ops.push({ type: 'put', sublevel, key, value });
     for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
-    for (const [key, candles] of await this.candleWrites(b.candles)) put(this.candleBuckets, key, candles);
+    for (const [key, lines] of await this.candleWrites(b.candles)) put(this.candleBuckets, key, lines.join('\n'));
     for (const f of b.funding) put(this.fundingRows, `${f.coin}!${f.interval}!${hex(f.time)}!${hex(f.id)}`, f);
     for (const l of b.liquidations) {
       put(this.liqs, `${l.coin}!${hex(l.time)}!${hex(l.id)}`, l);
@@ -109,8 +107,8 @@ export class LevelHistoryStore implements HistoryStore {
   }
 
   /** The buckets the changed candles land in, each read once (or taken from the open bucket) and merged. */
-  private async candleWrites(candles: readonly CandleRow[]): Promise<Map<string, CandleTuple[]>> {
-    const out = new Map<string, CandleTuple[]>();
+  private async candleWrites(candles: readonly CandleRow[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
     for (const c of candles) {
       const ms = CANDLE_INTERVALS[c.i] as number;
       const span = ms * CANDLE_BUCKET_SLOTS;
@@ -118,19 +116,24 @@ export class LevelHistoryStore implements HistoryStore {
       let bucket = out.get(key);
       if (bucket === undefined) {
         const open = this.openBuckets.get(`${c.s}!${c.i}`);
-        bucket = open?.key === key ? open.candles : (((await this.candleBuckets.get(key)) as CandleTuple[] | undefined) ?? []);
+        if (open?.key === key) bucket = open.lines;
+        else {
+          const stored = (await this.candleBuckets.get(key)) as string | undefined;
+          bucket = stored === undefined || stored === '' ? [] : stored.split('\n');
+        }
         out.set(key, bucket);
-        this.openBuckets.set(`${c.s}!${c.i}`, { key, candles: bucket });
+        this.openBuckets.set(`${c.s}!${c.i}`, { key, lines: bucket });
       }
-      const tuple: CandleTuple = [c.t, c.o, c.h, c.l, c.c, c.v, c.n];
+      const line = candleLine(c);
       // Candles arrive in time order: a change is to the last slot or a new last slot.
       const last = bucket[bucket.length - 1];
-      if (last !== undefined && last[0] === c.t) bucket[bucket.length - 1] = tuple;
-      else if (last === undefined || last[0] < c.t) bucket.push(tuple);
+      const lastT = last === undefined ? -1 : lineTime(last);
+      if (lastT === c.t) bucket[bucket.length - 1] = line;
+      else if (lastT < c.t) bucket.push(line);
       else {
-        const i = bucket.findIndex((x) => x[0] >= c.t);
-        if (bucket[i]?.[0] === c.t) bucket[i] = tuple;
-        else bucket.splice(i, 0, tuple);
+        const i = bucket.findIndex((x) => lineTime(x) >= c.t);
+        if (lineTime(bucket[i] as string) === c.t) bucket[i] = line;
+        else bucket.splice(i, 0, line);
       }
     }
     return out;
@@ -169,7 +172,8 @@ export class LevelHistoryStore implements HistoryStore {
   }
 
   async lastCandle(coin: string, interval: string): Promise<CandleRow | null> {
-    return (await this.candles(coin, interval, { start: 0, end: Number.MAX_SAFE_INTEGER, before: null, limit: 1 }))[0] ?? null;
+    const line = (await this.candles(coin, interval, { start: 0, end: Number.MAX_SAFE_INTEGER, before: null, limit: 1 }))[0];
+    return line === undefined ? null : candleOfLine(line, coin, interval);
   }
 
   async coinHour(coin: string, hour: number): Promise<CoinHourRow | null> {
@@ -210,7 +214,7 @@ export class LevelHistoryStore implements HistoryStore {
     return this.range<TransferRow>(this.xfers, `${type}!${user ?? '*'}!`, q);
   }
 
-  async candles(coin: string, interval: string, q: RangeQuery): Promise<CandleRow[]> {
+  async candles(coin: string, interval: string, q: RangeQuery): Promise<string[]> {
     const ms = CANDLE_INTERVALS[interval];
     if (ms === undefined || q.limit <= 0) return [];
     // Candles opening at or before `top`, at or after `q.start`.
@@ -218,18 +222,20 @@ export class LevelHistoryStore implements HistoryStore {
     if (top < q.start) return [];
     const span = ms * CANDLE_BUCKET_SLOTS;
     const prefix = `${coin}!${interval}!`;
-    const out: CandleRow[] = [];
+    const out: string[] = [];
     const it = this.candleBuckets.values({ gte: `${prefix}${hex(Math.floor(Math.max(0, q.start) / span) * span)}`, lte: `${prefix}${hex(Math.floor(top / span) * span)}`, reverse: true });
     try {
       for (;;) {
         const buckets = await it.nextv(16);
         if (buckets.length === 0) break;
         for (const bucket of buckets) {
-          for (let i = bucket.length - 1; i >= 0; i--) {
-            const c = bucket[i] as CandleTuple;
-            if (c[0] > top) continue;
-            if (c[0] < q.start) return out;
-            out.push({ t: c[0], T: c[0] + ms - 1, s: coin, i: interval, o: c[1], h: c[2], l: c[3], c: c[4], v: c[5], n: c[6] });
+          const lines = bucket.split('\n');
+          for (let i = lines.length - 1; i >= 0; i--) {
+            const line = lines[i] as string;
+            const t = lineTime(line);
+            if (t > top) continue;
+            if (t < q.start) return out;
+            out.push(line);
             if (out.length >= q.limit) return out;
           }
         }

@@ -20,6 +20,7 @@ import type {
 } from '../../rpc/index.ts';
 import { addDecimals } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
+import { CANDLE_BUCKET_SLOTS, candleOfLine, lineTime } from './candle-line.ts';
 import { migrate } from './pg-migrate.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
 
@@ -29,7 +30,6 @@ export const WRITER_LOCK = 0x7376632d68697374n;
 const ZERO_TOTALS: StatsTotals = { users: 0, volume: '0', deposits: '0', withdrawals: '0' };
 const INT8_OID = 20;
 /** Candle slots joined into one result row. */
-const CANDLES_PER_ROW = 1024;
 
 /** int8 as a JS number (every int8 this store holds is a safe integer); everything else as pg does. */
 const TYPES = {
@@ -200,6 +200,21 @@ export class PostgresHistoryStore implements HistoryStore {
         decimals('candles', 'h', col(k, (r) => r.h)), decimals('candles', 'l', col(k, (r) => r.l)), decimals('candles', 'c', col(k, (r) => r.c)),
         decimals('candles', 'v', col(k, (r) => r.v)), col(k, (r) => r.n),
       ]);
+      // The buckets those candles fall in, rebuilt from the table (after the upsert above).
+      const buckets = new Map<string, { coin: string; interval: string; bucket: number; end: number }>();
+      for (const c of k) {
+        const span = (CANDLE_INTERVALS[c.i] as number) * CANDLE_BUCKET_SLOTS;
+        const bucket = c.t - (c.t % span);
+        buckets.set(`${c.s}\0${c.i}\0${bucket}`, { coin: c.s, interval: c.i, bucket, end: bucket + span });
+      }
+      const u = [...buckets.values()];
+      add('w-candle-buckets', `INSERT INTO candle_buckets (coin, interval, bucket, lines)
+        SELECT k.coin, k.interval, k.bucket,
+          (SELECT string_agg(c.line, E'\\n' ORDER BY c.t) FROM candles c WHERE c.coin = k.coin AND c.interval = k.interval AND c.t >= k.bucket AND c.t < k.bucket_end)
+        FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS k(coin, interval, bucket, bucket_end)
+        ON CONFLICT (coin, interval, bucket) DO UPDATE SET lines = EXCLUDED.lines`, [
+        col(u, (r) => r.coin), col(u, (r) => r.interval), col(u, (r) => r.bucket), col(u, (r) => r.end),
+      ]);
     }
     if (b.funding.length > 0) {
       const f = b.funding;
@@ -325,7 +340,8 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async lastCandle(coin: string, interval: string): Promise<CandleRow | null> {
-    return (await this.candles(coin, interval, { start: 0, end: Number.MAX_SAFE_INTEGER, before: null, limit: 1 }))[0] ?? null;
+    const line = (await this.candles(coin, interval, { start: 0, end: Number.MAX_SAFE_INTEGER, before: null, limit: 1 }))[0];
+    return line === undefined ? null : candleOfLine(line, coin, interval);
   }
 
   async coinHour(coin: string, hour: number): Promise<CoinHourRow | null> {
@@ -392,50 +408,31 @@ export class PostgresHistoryStore implements HistoryStore {
       : this.range<TransferRow>('r-xfers', select, 'transfers', { sql: 'direction = $1 AND address = $2', params: [type, user] }, q);
   }
 
-  /**
-   * A month of 1-minute candles is 43,200 rows: parsed row by row in `pg` they cost more than the
-   * query, and one 2 MB string_agg is slow on both sides (~25 ms to build, ~30 ms more to
-   * receive). The server sends the rows' stored `line`s ("t,o,h,l,c,v,n") newest first, joined
-   * per 1,024 interval slots to a row (~64 KB), and they are cut up here with indexOf and slice.
-   */
-  async candles(coin: string, interval: string, q: RangeQuery): Promise<CandleRow[]> {
+  /** Newest first, from the bucket rows (256 candle lines each), cut in the node as the level store does. */
+  async candles(coin: string, interval: string, q: RangeQuery): Promise<string[]> {
     const ms = CANDLE_INTERVALS[interval];
     if (ms === undefined || q.limit <= 0) return [];
     const top = Math.min(q.end, q.before === null ? Number.MAX_SAFE_INTEGER : q.before.time - 1);
     if (top < q.start) return [];
-    // The level store stops once it holds `limit` candles: a fractional limit rounds up.
-    const limit = Number.isFinite(q.limit) ? Math.ceil(q.limit) : null;
-    // Not a named statement: a cached generic plan (row estimates without the bounds) sorts
-    // the rows by chunk on disk instead of hashing them, 2-3x slower.
+    const span = ms * CANDLE_BUCKET_SLOTS;
+    const from = Math.max(0, Math.ceil(q.start));
     const { rows } = await this.db.query<{ lines: string }>({
-      text: `SELECT string_agg(line, E'\\n') AS lines FROM (
-          SELECT line, t / $6 AS chunk FROM candles WHERE coin = $1 AND interval = $2 AND t >= $3 AND t <= $4 ORDER BY t DESC LIMIT $5
-        ) newest GROUP BY chunk ORDER BY chunk DESC`,
-      values: [coin, interval, bigintParam(Math.max(0, q.start), Math.ceil), bigintParam(top, Math.floor), limit, ms * CANDLES_PER_ROW],
+      name: 'r-candle-buckets',
+      text: 'SELECT lines FROM candle_buckets WHERE coin = $1 AND interval = $2 AND bucket >= $3 AND bucket <= $4 ORDER BY bucket DESC',
+      values: [coin, interval, from - (from % span), bigintParam(top - (top % span), Math.floor)],
     });
-    const out: CandleRow[] = [];
-    let ordered = true;
-    let prev = Infinity;
-    for (const { lines: x } of rows) {
-      for (let p = 0; p < x.length;) {
-        let end = x.indexOf('\n', p);
-        if (end < 0) end = x.length;
-        const a = x.indexOf(',', p);
-        const b = x.indexOf(',', a + 1);
-        const c = x.indexOf(',', b + 1);
-        const d = x.indexOf(',', c + 1);
-        const e = x.indexOf(',', d + 1);
-        const f = x.indexOf(',', e + 1);
-        const t = Number(x.slice(p, a));
-        if (t >= prev) ordered = false;
-        prev = t;
-        out.push({ t, T: t + ms - 1, s: coin, i: interval, o: x.slice(a + 1, b), h: x.slice(b + 1, c), l: x.slice(c + 1, d), c: x.slice(d + 1, e), v: x.slice(e + 1, f), n: Number(x.slice(f + 1, end)) });
-        p = end + 1;
+    const out: string[] = [];
+    for (const { lines } of rows) {
+      const list = lines.split('\n');
+      for (let i = list.length - 1; i >= 0; i--) {
+        const line = list[i] as string;
+        const t = lineTime(line);
+        if (t > top) continue;
+        if (t < q.start) return out;
+        out.push(line);
+        if (out.length >= q.limit) return out;
       }
     }
-    // string_agg sees each chunk's rows in the subquery's order in every plan PostgreSQL makes
-    // for this; if one day it does not, sort rather than serve candles out of order.
-    if (!ordered) out.sort((m, n) => n.t - m.t);
     return out;
   }
 

@@ -1,0 +1,25 @@
+// A candle as the history stores and serves it in bulk: one line `t,o,h,l,c,v,n` (open time,
+// open, high, low, close, base volume, trade count), so a month of 1-minute candles is 43,200
+// strings rather than 43,200 objects.
+import type { CandleRow } from '../../rpc/index.ts';
+import { CANDLE_INTERVALS } from '../candles.ts';
+
+/** Candle lines per stored bucket (one interval's consecutive slots), in both stores. */
+export const CANDLE_BUCKET_SLOTS = 256;
+
+/** A candle's line: `t,o,h,l,c,v,n`. */
+export function candleLine(c: CandleRow): string {
+  return `${c.t},${c.o},${c.h},${c.l},${c.c},${c.v},${c.n}`;
+}
+
+/** The open time of a candle line. */
+export function lineTime(line: string): number {
+  return Number(line.slice(0, line.indexOf(',')));
+}
+
+/** A candle line as Hyperliquid's candle. */
+export function candleOfLine(line: string, coin: string, interval: string): CandleRow {
+  const [t, o, h, l, c, v, n] = line.split(',') as [string, string, string, string, string, string, string];
+  const open = Number(t);
+  return { t: open, T: open + (CANDLE_INTERVALS[interval] as number) - 1, s: coin, i: interval, o, h, l, c, v, n: Number(n) };
+}
