@@ -3,11 +3,12 @@
 // process, and a sender process posting signed actions over WebSocket at a paced rate. Each
 // cycle is a 50-order maker batch and a taker that sweeps it (100 fills), sides alternating so
 // positions stay near flat. The same load runs against a node that keeps no history
-// (--no-history), one with the embedded store, and (BENCH_PG=1) one writing to PostgreSQL.
+// (--no-history), one with the embedded store, and one writing to PostgreSQL (a throwaway server,
+// durable, started here).
 // Prints fills/s, the delay of the sweeps (post to answer: the block's execution and commit),
 // the node's CPU per fill from /proc, and how far the history lagged the chain.
 //   BENCH_SECONDS (default 20), BENCH_FILLS (fills a second offered to the indexer alone, default
-//   20000), BENCH_NODE_FILLS (to the whole node, default 5000), BENCH_PG_URL (also PostgreSQL).
+//   20000), BENCH_NODE_FILLS (to the whole node, default 5000).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -18,6 +19,8 @@ import { tempDir } from '../test/support/node.ts';
 import { IndexerClient, indexedBlock, type HistoryStoreConfig } from '../node/index.ts';
 import type { ExchangeEvent } from '../exchange/index.ts';
 import { freePort } from '../test/support/network.ts';
+import { startPostgres } from '../test/support/postgres.ts';
+import pg from 'pg';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 /** Fills a second offered to the indexer alone, and to the whole node (which sustains about 5,000 today: #21). */
@@ -168,9 +171,29 @@ async function indexerAlone(label: string, config: (dir: string) => HistoryStore
 }
 
 export async function benchHistoryIndexer(): Promise<void> {
+  // A throwaway PostgreSQL (durable: fsync and synchronous commit on), a fresh database per run.
+  const server = await startPostgres({ durable: true });
+  let databases = 0;
+  const freshDatabase = async (): Promise<string> => {
+    const name = `bench${++databases}`;
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    return server.url.replace(/\/[^/]*$/, `/${name}`);
+  };
+  try {
+    await runBenches(freshDatabase);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function runBenches(freshDatabase: () => Promise<string>): Promise<void> {
   const alone: string[] = [];
   alone.push(await indexerAlone('embedded store', (dir) => ({ kind: 'level', path: dir })));
-  if (process.env.BENCH_PG_URL !== undefined) alone.push(await indexerAlone('PostgreSQL', () => ({ kind: 'postgres', url: process.env.BENCH_PG_URL as string })));
+  const url = await freshDatabase();
+  alone.push(await indexerAlone('PostgreSQL', () => ({ kind: 'postgres', url })));
   console.log(`the indexer alone, offered ${FILLS} fills/s for ${SECONDS} s (blocks of 400 fills):`);
   console.log('| store | fills/s indexed | hand-over on the commit thread, per fill | process CPU per fill (both threads, synthetic blocks included) | behind when the load stopped |');
   console.log('|---|---|---|---|---|');
@@ -178,7 +201,7 @@ export async function benchHistoryIndexer(): Promise<void> {
   const rows: string[] = [];
   rows.push(await runOnce('no history', ['--no-history']));
   rows.push(await runOnce('embedded store', []));
-  if (process.env.BENCH_PG_URL !== undefined) rows.push(await runOnce('PostgreSQL', ['--indexer-db', process.env.BENCH_PG_URL]));
+  rows.push(await runOnce('PostgreSQL', ['--indexer-db', await freshDatabase()]));
   console.log(`\nthe whole node, offered ${NODE_FILLS} fills/s (${NODE_FILLS / (2 * LEVELS)} sweeps of ${LEVELS} makers a second), ${SECONDS} s:`);
   console.log('| node | fills/s | answered ok | sweep p50 ms | sweep p99 ms | node CPU per fill | node CPU | history lag at the end |');
   console.log('|---|---|---|---|---|---|---|---|');

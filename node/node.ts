@@ -234,14 +234,13 @@ async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promis
 }
 
 /** Starts the indexer thread on the configured store and brings the history up to the chain's head from the stored blocks. */
-async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: ChainStore, chain: Chain, evm: EvmChain, cleanups: (() => Promise<void>)[]): Promise<IndexerClient> {
+async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: ChainStore, chain: Chain, evm: EvmChain, starting: Promise<IndexerClient>): Promise<IndexerClient> {
   let indexer: IndexerClient;
   try {
-    indexer = await IndexerClient.start(config.indexerDb === null ? { kind: 'level', path: join(config.dataDir, 'history') } : { kind: 'postgres', url: config.indexerDb }, config.log);
+    indexer = await starting;
   } catch (err) {
     throw new NodeStartError(`cannot open the history store: ${(err as Error).message}`);
   }
-  cleanups.push(() => indexer.close());
   const state = chain.exchange.state;
   await indexer.seedCandles(state.markets.map((m) => [m.name, m.pxDecimals, m.szDecimals] as const));
   const from = indexer.height;
@@ -336,6 +335,10 @@ export class SvcNode {
 
   /** `cleanups` collects what to close if assembly fails part-way. */
   private static async assemble(config: NodeConfig, genesis: LoadedGenesis, key: ValidatorKey, store: ChainStore, cleanups: (() => Promise<void>)[]): Promise<SvcNode> {
+    // The indexer thread boots while the chain's state is rebuilt.
+    const indexerStarting = config.history ? IndexerClient.start(config.indexerDb === null ? { kind: 'level', path: join(config.dataDir, 'history') } : { kind: 'postgres', url: config.indexerDb }, config.log) : null;
+    indexerStarting?.catch(() => {}); // awaited (and its failure reported) below
+    cleanups.push(async () => (await indexerStarting?.catch(() => null))?.close());
     const { exchange, from, to } = await openChainState(store, genesis);
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
@@ -361,7 +364,7 @@ export class SvcNode {
     });
     if (to !== undefined && to.height > from.height) await chain.replay(to);
     await chain.loadEvidenceIndex();
-    const indexer = config.history ? await startIndexer(config, genesis, store, chain, evm, cleanups) : null;
+    const indexer = indexerStarting === null ? null : await startIndexer(config, genesis, store, chain, evm, indexerStarting);
     if (indexer !== null) {
       // Blocks go to the indexer as they commit, with the state samples taken right after each.
       let prevTime = chain.storedHead.time;
