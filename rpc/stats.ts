@@ -114,8 +114,7 @@ export const STATS_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryRead
     const rows = (await coinDays(api, h, q)).filter((r) => api.isPerp(r.coin)).map((r) => ({
       time: dayText(r.day), coin: statsCoin(api, r.coin), sum_funding: num(r.fundingSum),
     }));
-    const [, ctxs] = api.metaAndAssetCtxs();
-    const [meta] = api.metaAndAssetCtxs();
+    const [meta, ctxs] = api.metaAndAssetCtxs();
     const current = meta.universe
       .map((m, i) => ({ coin: m.name, funding_rate: num(ctxs[i]?.funding ?? '0') }))
       .filter((c) => only === null || only.has(c.coin))

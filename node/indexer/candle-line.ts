@@ -23,3 +23,21 @@ export function candleOfLine(line: string, coin: string, interval: string): Cand
   const open = Number(t);
   return { t: open, T: open + (CANDLE_INTERVALS[interval] as number) - 1, s: coin, i: interval, o, h, l, c, v, n: Number(n) };
 }
+
+/**
+ * Appends to `out`, newest first, the lines of `bucket` (oldest first) opening in [start, top],
+ * until `out` holds `limit`. True when the walk is over: the limit is reached or a line opens
+ * before `start` (older buckets hold only older lines).
+ */
+export function takeCandleLines(bucket: string, start: number, top: number, limit: number, out: string[]): boolean {
+  const lines = bucket.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    const t = lineTime(line);
+    if (t > top) continue;
+    if (t < start) return true;
+    out.push(line);
+    if (out.length >= limit) return true;
+  }
+  return false;
+}

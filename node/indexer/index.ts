@@ -1,5 +1,5 @@
 // node/indexer/: the history indexer and its stores (level by default, PostgreSQL when configured).
-export { Indexer, RETENTION, DAY_MS, type IndexProgress } from './indexer.ts';
+export { Indexer, RETENTION, type IndexProgress } from './indexer.ts';
 export { indexedBlock, sampleBlock, sampleState, BOOK_SNAPSHOT_MS, BOOK_SNAPSHOT_DEPTH, type IndexedBlock, type TradeTuple } from './indexed-block.ts';
 export { LevelHistoryStore } from './level-store.ts';
 export { CANDLE_BUCKET_SLOTS } from './candle-line.ts';

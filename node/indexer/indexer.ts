@@ -132,11 +132,6 @@ export class Indexer {
     return new Promise((resolve, reject) => this.waiters.push({ height: this.accepted, resolve, reject }));
   }
 
-  /** Why the writer stopped, if it did (history stops growing; the chain goes on). */
-  get failed(): unknown {
-    return this.failure;
-  }
-
   private async run(): Promise<void> {
     try {
       while (this.queue.length > 0 && this.failure === null) {

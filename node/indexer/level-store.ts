@@ -9,7 +9,7 @@ import type {
 } from '../../rpc/index.ts';
 import { addDecimals } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
-import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime } from './candle-line.ts';
+import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime, takeCandleLines } from './candle-line.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
 
 
@@ -228,17 +228,7 @@ export class LevelHistoryStore implements HistoryStore {
       for (;;) {
         const buckets = await it.nextv(16);
         if (buckets.length === 0) break;
-        for (const bucket of buckets) {
-          const lines = bucket.split('\n');
-          for (let i = lines.length - 1; i >= 0; i--) {
-            const line = lines[i] as string;
-            const t = lineTime(line);
-            if (t > top) continue;
-            if (t < q.start) return out;
-            out.push(line);
-            if (out.length >= q.limit) return out;
-          }
-        }
+        for (const bucket of buckets) if (takeCandleLines(bucket, q.start, top, q.limit, out)) return out;
       }
     } finally {
       await it.close();

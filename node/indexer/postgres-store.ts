@@ -20,7 +20,7 @@ import type {
 } from '../../rpc/index.ts';
 import { addDecimals } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
-import { CANDLE_BUCKET_SLOTS, candleOfLine, lineTime } from './candle-line.ts';
+import { CANDLE_BUCKET_SLOTS, candleOfLine, takeCandleLines } from './candle-line.ts';
 import { migrate } from './pg-migrate.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
 
@@ -422,17 +422,7 @@ export class PostgresHistoryStore implements HistoryStore {
       values: [coin, interval, from - (from % span), bigintParam(top - (top % span), Math.floor)],
     });
     const out: string[] = [];
-    for (const { lines } of rows) {
-      const list = lines.split('\n');
-      for (let i = list.length - 1; i >= 0; i--) {
-        const line = list[i] as string;
-        const t = lineTime(line);
-        if (t > top) continue;
-        if (t < q.start) return out;
-        out.push(line);
-        if (out.length >= q.limit) return out;
-      }
-    }
+    for (const { lines } of rows) if (takeCandleLines(lines, q.start, top, q.limit, out)) break;
     return out;
   }
 
