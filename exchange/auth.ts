@@ -7,6 +7,7 @@ import {
   agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256,
   recoverAddress, uint64BE, type Address, type Eip712Domain,
 } from '../primitives/index.ts';
+import type { HyperliquidAuth } from './hyperliquid-auth.ts';
 
 export type Binding = 'action' | 'literal';
 
@@ -15,6 +16,8 @@ export interface AuthConfig {
   /** `a` on mainnet, `b` on testnet and local. */
   readonly source: string;
   readonly literalNonceBinding: boolean;
+  /** The Hyperliquid dialect's signing (hyperliquid-auth.ts); absent or null: refused. */
+  readonly hyperliquid?: HyperliquidAuth | null;
 }
 
 export interface SignatureWire {
@@ -86,12 +89,15 @@ export interface SignedFields {
   readonly nonce: number;
   readonly vaultAddress: Address | null;
   readonly signature: unknown;
+  /** Set for the Hyperliquid dialect, whose schemes are hyperliquid-auth.ts's, not this file's. */
+  readonly dialect?: 'hyperliquid';
+  readonly expiresAfter?: number | null;
 }
 
 /** The address the signature recovers to under one binding, or null when it recovers to none. */
 export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): Address | null {
   const sig = parseSignature(req.signature);
-  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0) return null;
+  if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0 || req.dialect !== undefined) return null;
   if (binding === 'literal' && !cfg.literalNonceBinding) return null;
   const connectionId = binding === 'literal'
     ? literalConnectionId(req.nonce)

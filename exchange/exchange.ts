@@ -244,3 +244,23 @@ export function knownSigner(exchange: Exchange, candidates: Iterable<{ address: 
   }
   return null;
 }
+
+/**
+ * The Hyperliquid dialect's signer among the recovered addresses: without a vault, an activated
+ * account or an approved agent of one (Hyperliquid's agents sign for their user without naming
+ * it); with one, an address that may act for the vault (a sub-account's master or its agent).
+ */
+export function knownHyperliquidSigner(exchange: Exchange, candidates: Iterable<Address>, vault: Address | null): Address | null {
+  const { state } = exchange;
+  for (const address of candidates) {
+    if (vault !== null ? state.mayActFor(address, vault) : state.accounts.has(address) || state.agents.has(address)) return address;
+  }
+  return null;
+}
+
+/** The account a dialect transaction acts for, as the `vaultAddress` the state machine takes: an agent's user when no vault is named. */
+export function hyperliquidVault(exchange: Exchange, signer: Address, vault: Address | null): Address | null {
+  if (vault !== null) return vault;
+  const { state } = exchange;
+  return state.accounts.has(signer) ? null : state.agents.get(signer) ?? null;
+}

@@ -12,7 +12,7 @@ export { newEventList } from './events.ts';
 export type { OraclePrices } from './oracle.ts';
 export { LIQUIDATION_HASH, sweepOrder, bankruptcyPxExact, bankruptcyPxNum } from './liquidation.ts';
 export type { Market, PerpMarket, SpotMarket } from './markets.ts';
-export { Exchange, knownSigner, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
+export { Exchange, knownSigner, knownHyperliquidSigner, hyperliquidVault, type ExchangeTx, type TxResult, type TxOutcome, type ActionResponse, type GenesisBalance } from './exchange.ts';
 export { snapshotState, restoreExchange, stateHash } from './snapshot.ts';
 export * as views from './views.ts';
 export * as indexerViews from './indexer-views.ts';
@@ -25,6 +25,10 @@ export {
   signerCandidates, recoverSigner, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,
   parseSignature, type AuthConfig, type Binding, type SignatureWire, type SignerCandidate, type SignedFields,
 } from './auth.ts';
+export {
+  hyperliquidCandidates, hyperliquidSigningHint, isUserSignedType, userSignedNonceField, l1ActionHash, userSignedDigest,
+  type HyperliquidAuth, type HyperliquidSignedFields,
+} from './hyperliquid-auth.ts';
 export { submitLimit, type LimitSpec, type LimitOutcome } from './limit-orders.ts';
 export type { TxContext } from './order-context.ts';
 export { MatchingEngine, Fill, type EngineRules, type IdSource } from './engine/matching-engine.ts';

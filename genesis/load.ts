@@ -18,6 +18,8 @@ export interface LoadedGenesis {
   readonly balances: readonly GenesisBalance[];
   /** Node API settings; `stakerTierStake` in staking units (10^-8 of a token). */
   readonly api: { readonly stakerTierStake: bigint };
+  /** The Hyperliquid chains whose dialect signatures are accepted; [] when the dialect is off. */
+  readonly hyperliquidChains: readonly ('Mainnet' | 'Testnet')[];
 }
 
 /** `api.stakerTierStake` when the genesis does not set it, whole tokens. */
@@ -173,6 +175,9 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
   intIn(file.chainId, 1, 2 ** 32, 'chainId');
   check(['local', 'testnet', 'mainnet'].includes(file.network), 'network must be local, testnet or mainnet');
   check(file.network === 'local' || !file.auth.literalNonceBinding, 'literalNonceBinding is for local networks only');
+  const hyperliquidChains = file.auth.hyperliquidChains ?? (file.network === 'local' ? ['Mainnet', 'Testnet'] : []);
+  check(Array.isArray(hyperliquidChains) && hyperliquidChains.every((c) => c === 'Mainnet' || c === 'Testnet') && new Set(hyperliquidChains).size === hyperliquidChains.length,
+    'auth.hyperliquidChains must list distinct "Mainnet" / "Testnet"');
   const names = new Set<string>();
   const perps = g.perps.map((p, i) => {
     check(!names.has(p.name) && TOKEN_NAME_RE.test(p.name), `perp ${i}: name must be unique, 1-10 uppercase letters or digits`);
@@ -252,5 +257,5 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     ...(staking === undefined ? {} : { staking }),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
-  return { file, hash, exchange, balances, evm: evmGenesis(file), api: apiConfig(file) };
+  return { file, hash, exchange, balances, evm: evmGenesis(file), api: apiConfig(file), hyperliquidChains };
 }

@@ -60,6 +60,13 @@ export interface GenesisFile {
   auth: {
     /** Whether the spec's literal binding (connectionId = nonce) is accepted besides the action binding. */
     literalNonceBinding: boolean;
+    /**
+     * The Hyperliquid dialect's signing: the Hyperliquid chains whose signatures are accepted
+     * ("Mainnet" = source "a", "Testnet" = source "b"), or [] to refuse the dialect. A signature
+     * made for Hyperliquid's own chains is valid here too (see docs/hyperliquid.md). Absent: both
+     * on a local network, none on testnet and mainnet.
+     */
+    hyperliquidChains?: ('Mainnet' | 'Testnet')[];
   };
   exchange: {
     defaultLeverage: number;

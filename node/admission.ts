@@ -2,10 +2,11 @@
 // nonce against the node clock, refuse duplicates. Execution repeats the state checks against
 // the block, so admission only saves a round trip for requests that would fail anyway.
 import {
-  allowedBindings, exchangeError, knownSigner, nonceRefusal, signingHint, type AuthConfig, type Exchange, type ExchangeError,
+  allowedBindings, exchangeError, hyperliquidSigningHint, knownHyperliquidSigner, knownSigner, nonceRefusal, signingHint,
+  type AuthConfig, type Exchange, type ExchangeError,
 } from '../exchange/index.ts';
 import type { SignerRecovery } from './signer-pool.ts';
-import type { ExchangeRequest, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
+import { svcActionOf, type ExchangeRequest, type SignedVerdict, type SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
@@ -56,6 +57,12 @@ interface Recovered {
 }
 
 async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promise<Recovered> {
+  if (req.dialect === 'hyperliquid') {
+    // One job recovers every address the signature gives under the chains allowed (a client does not say which it signed for).
+    const { candidates = [], tx } = await d.recovery.recoverAndEncode(req);
+    const signer = knownHyperliquidSigner(d.exchange, candidates, req.vaultAddress);
+    return { seen: candidates, signer, tx, actionSigner: signer ?? candidates[0] ?? null };
+  }
   // Recover lazily: the first binding that yields a known signer ends the search. The action
   // binding comes first and brings the transaction's bytes and hash with it.
   const seen: string[] = [];
@@ -85,13 +92,15 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   const refused = signerRefusal(d, req, r.seen, signer);
   if (refused !== null) return { kind: 'rejected', error: refused };
   if (signer === null) throw new Error('invariant: a signer without refusal');
+  // A dialect request is limited and gated as the action it runs as.
+  const view = req.dialect === 'hyperliquid' ? { ...req, action: runsAs(req) } : req;
   if (d.limit !== undefined) {
-    const wait = d.limit.wait(signer, req.action);
+    const wait = d.limit.wait(signer, view.action);
     if (wait > 0) return { kind: 'limited', retryAfter: wait, message: d.limit.message(wait) };
   }
   const nonceRefused = nonceWindowRefusal(d, req, signer);
   if (nonceRefused !== null) return { kind: 'rejected', error: nonceRefused };
-  const gated = d.gate?.(req) ?? null;
+  const gated = d.gate?.(view) ?? null;
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
@@ -100,12 +109,18 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }
 
+/** The state machine's action a dialect request runs as (its own action when it does not translate: execution refuses it). */
+function runsAs(req: ExchangeRequest): unknown {
+  const t = svcActionOf(req.action, req.nonce);
+  return 'error' in t ? req.action : t.action;
+}
+
 /** Why the recovered addresses do not make a known signer (no signature, not activated, not an agent), or null. */
 function signerRefusal(d: Pick<AdmissionDeps, 'auth'>, req: ExchangeRequest, seen: readonly string[], signer: string | null): ExchangeError | null {
   if (seen.length === 0) return exchangeError('INVALID_SIGNATURE');
   if (signer !== null) return null;
   const recovered = seen.join(' or ');
-  const hint = `recovered signer ${recovered}; expected ${signingHint(d.auth)}`;
+  const hint = `recovered signer ${recovered}; expected ${req.dialect === 'hyperliquid' ? hyperliquidSigningHint(d.auth.hyperliquid) : signingHint(d.auth)}`;
   const code = req.vaultAddress === null ? 'ACCOUNT_NOT_ACTIVATED' : 'AGENT_NOT_AUTHORIZED';
   return exchangeError(code, undefined, { signer: seen[0] ?? '', hint });
 }

@@ -4,14 +4,15 @@ import {
   ValidatorSet, evidenceKey, headerHash, txHash, type BftApp, type Block, type Commit, type CommittedHead,
 } from '../consensus/index.ts';
 import {
-  exchangeError, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
+  exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
-import { decodeRequest, isEvmTx, toExchangeTx } from './tx-codec.ts';
+import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
+import { svcActionOf } from '../rpc/index.ts';
 import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
@@ -205,13 +206,14 @@ export class Chain implements BftApp {
         return;
       }
       const req = decodeRequest(bytes);
-      const signer = req === null ? NO_SIGNER : this.chooseSigner(signers[i], req.vaultAddress);
+      const signer = req === null ? NO_SIGNER : this.chooseSigner(signers[i], req);
       chosen.push(signer);
-      const tx = toExchangeTx(hashes[i] as string, req ?? { action: null, nonce: 0, signature: null, vaultAddress: null }, signer);
-      const outcome = req === null
-        ? { result: { status: 'err', error: exchangeError('INVALID_ACTION', 'transaction does not decode') } as TxResult, events: [] }
-        : this.exchange.execute(tx);
-      results.push({ hash: tx.hash, result: outcome.result });
+      const hash = hashes[i] as string;
+      let outcome: { result: TxResult; events: readonly ExchangeEvent[] };
+      if (req === null) outcome = { result: { status: 'err', error: exchangeError('INVALID_ACTION', 'transaction does not decode') }, events: [] };
+      else if (req.dialect === 'hyperliquid') outcome = this.executeDialect(hash, req, signer, header.time);
+      else outcome = this.exchange.execute(toExchangeTx(hash, req, signer));
+      results.push({ hash, result: outcome.result });
       events.push(...outcome.events);
     });
     events.push(...this.exchange.endBlock());
@@ -241,17 +243,36 @@ export class Chain implements BftApp {
   }
 
   /** The signer a transaction executes as (see `SignerSpec`). */
-  private chooseSigner(spec: SignerSpec | undefined, vault: string | null): string {
+  private chooseSigner(spec: SignerSpec | undefined, req: SignedRequest): string {
     if (spec === undefined) return NO_SIGNER;
     if (typeof spec === 'string') return spec;
+    const vault = req.vaultAddress;
+    const known = req.dialect === 'hyperliquid'
+      ? (c: readonly string[]) => knownHyperliquidSigner(this.exchange, c, vault)
+      : (c: readonly string[]) => knownSigner(this.exchange, c.map((address) => ({ address })), vault);
     let candidates: readonly string[];
     if ('first' in spec) {
-      if (spec.first !== null && knownSigner(this.exchange, [{ address: spec.first }], vault) !== null) return spec.first;
+      if (spec.first !== null && known([spec.first]) !== null) return spec.first;
       // Rare (an unknown signer, or none under the action binding): every binding, here and now.
       const auth = this.opts.bft?.auth;
       candidates = auth === undefined ? (spec.first === null ? [] : [spec.first]) : txCandidates(auth, spec.bytes);
     } else candidates = spec;
-    return knownSigner(this.exchange, candidates.map((address) => ({ address })), vault) ?? candidates[0] ?? NO_SIGNER;
+    return known(candidates) ?? candidates[0] ?? NO_SIGNER;
+  }
+
+  /**
+   * A Hyperliquid-dialect transaction: its action translated from the signed form (the same
+   * translation admission ran), refused after its `expiresAfter`, run as the account it acts for.
+   */
+  private executeDialect(hash: string, req: SignedRequest, signer: string, time: number): { result: TxResult; events: readonly ExchangeEvent[] } {
+    const refuse = (message: string) => ({ result: { status: 'err', error: exchangeError('INVALID_ACTION', message) } as TxResult, events: [] });
+    if (req.expiresAfter !== undefined && req.expiresAfter !== null && time > req.expiresAfter) {
+      return refuse(`Action expired: expiresAfter ${req.expiresAfter} is before the block time ${time}`);
+    }
+    const translated = svcActionOf(req.action, req.nonce);
+    if ('error' in translated) return refuse(translated.error);
+    const vaultAddress = hyperliquidVault(this.exchange, signer, req.vaultAddress);
+    return this.exchange.execute({ hash, signer, nonce: req.nonce, vaultAddress, action: translated.action });
   }
 
   /** A validator's system transaction: its signature is checked here, its content by exchange/. */

@@ -351,6 +351,7 @@ export class SvcNode {
       domain: exchangeDomain(genesis.file.chainId),
       source: genesis.file.network === 'mainnet' ? 'a' : 'b',
       literalNonceBinding: genesis.file.auth.literalNonceBinding,
+      hyperliquid: genesis.hyperliquidChains.length === 0 ? null : { chains: genesis.hyperliquidChains },
     };
     const recovery = await startRecovery(auth, config);
     cleanups.push(() => recovery.close()); // its worker threads would keep a failed start's process alive

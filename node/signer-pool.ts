@@ -139,7 +139,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
   }
 
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
-    return this.enqueue({ req: { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode });
+    const own: SignedFields = req.dialect === undefined
+      ? { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }
+      : { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature, dialect: req.dialect, expiresAfter: req.expiresAfter ?? null };
+    return this.enqueue({ req: own, binding, encode });
   }
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {

@@ -5,7 +5,7 @@
 // and addresses (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
-import { allowedBindings, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
+import { allowedBindings, hyperliquidCandidates, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import { canonicalize } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
@@ -31,6 +31,7 @@ export interface RecoveryOut {
 export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   try {
     if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
+    if (j.req.dialect === 'hyperliquid') return dialectJob(auth, j.req);
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
     if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
     const bytes = encodeRequest(j.req, canonical);
@@ -45,11 +46,27 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   }
 }
 
+/**
+ * A dialect request: every address its signature recovers to under the chains the genesis allows
+ * (a client signs for Mainnet or Testnet without saying which), from its encoded bytes, with them.
+ */
+function dialectJob(auth: AuthConfig, req: SignedFields): RecoveryOut {
+  const bytes = encodeRequest(req);
+  const decoded = decodeRequest(bytes);
+  const candidates = decoded === null ? [] : dialectCandidates(auth, decoded);
+  return { address: candidates[0] ?? null, candidates, tx: { bytes, hash: txHash(bytes) } };
+}
+
+function dialectCandidates(auth: AuthConfig, req: SignedFields): string[] {
+  return hyperliquidCandidates(auth.hyperliquid, { ...req, expiresAfter: req.expiresAfter ?? null });
+}
+
 /** Addresses a block transaction's signature recovers to under every allowed binding, distinct, in order; [] when it does not decode. */
 export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
   const req = decodeRequest(bytes);
   const found: string[] = [];
   if (req === null) return found;
+  if (req.dialect === 'hyperliquid') return dialectCandidates(auth, req);
   for (const binding of allowedBindings(auth)) {
     let address: string | null;
     try {

@@ -10,6 +10,9 @@ export interface SignedRequest {
   readonly nonce: number;
   readonly signature: unknown;
   readonly vaultAddress: Address | null;
+  /** A Hyperliquid-dialect request: its action keeps the key order the client hashed (msgpack). */
+  readonly dialect?: 'hyperliquid';
+  readonly expiresAfter?: number | null;
 }
 
 /** Whether block bytes carry an EVM transaction rather than an exchange or system one. */
@@ -17,10 +20,22 @@ export function isEvmTx(bytes: Uint8Array): boolean {
   return bytes.length > 0 && bytes[0] !== 0x7b;
 }
 
-export function encodeRequest(req: SignedRequest, canonicalAction = canonicalize(req.action)): Uint8Array {
+export function encodeRequest(req: SignedRequest, canonicalAction?: string): Uint8Array {
+  if (req.dialect === 'hyperliquid') return encodeHyperliquid(req);
+  canonicalAction ??= canonicalize(req.action);
   // The four keys are already in canonical (sorted) order: the action's canonical text is reused.
   const vault = req.vaultAddress === null ? 'null' : JSON.stringify(req.vaultAddress);
   return utf8(`{"action":${canonicalAction},"nonce":${canonicalize(req.nonce)},"signature":${canonicalize(req.signature)},"vaultAddress":${vault}}`);
+}
+
+/**
+ * A dialect request: the action as the client sent it (JSON keeps its key order, which the
+ * msgpack hash depends on), then the other fields in sorted order after the `dialect` marker.
+ */
+function encodeHyperliquid(req: SignedRequest): Uint8Array {
+  const vault = req.vaultAddress === null ? 'null' : JSON.stringify(req.vaultAddress);
+  const expires = req.expiresAfter === null || req.expiresAfter === undefined ? 'null' : canonicalize(req.expiresAfter);
+  return utf8(`{"action":${JSON.stringify(req.action)},"dialect":"hyperliquid","expiresAfter":${expires},"nonce":${canonicalize(req.nonce)},"signature":${canonicalize(req.signature)},"vaultAddress":${vault}}`);
 }
 
 /** Decodes block bytes; a malformed transaction decodes to a request no account can have signed. */
@@ -29,7 +44,9 @@ export function decodeRequest(bytes: Uint8Array): SignedRequest | null {
     const v = JSON.parse(utf8Text(bytes)) as Record<string, unknown>;
     const vault = v.vaultAddress === null || v.vaultAddress === undefined ? null : normalizeAddress(v.vaultAddress);
     if (typeof v.nonce !== 'number' || (v.vaultAddress != null && vault === null)) return null;
-    return { action: v.action, nonce: v.nonce, signature: v.signature, vaultAddress: vault };
+    if (v.dialect === undefined) return { action: v.action, nonce: v.nonce, signature: v.signature, vaultAddress: vault };
+    if (v.dialect !== 'hyperliquid' || (v.expiresAfter !== null && typeof v.expiresAfter !== 'number')) return null;
+    return { action: v.action, nonce: v.nonce, signature: v.signature, vaultAddress: vault, dialect: 'hyperliquid', expiresAfter: v.expiresAfter as number | null };
   } catch {
     return null;
   }

@@ -54,3 +54,50 @@ export function agentDigest(separator: Uint8Array, source: string, connectionId:
   FINAL.set(keccak256(STRUCT), 34);
   return keccak256(FINAL);
 }
+
+/** A field of a flat EIP-712 struct (the atomic types user-signed actions use). */
+export interface TypedField {
+  readonly name: string;
+  readonly type: 'string' | 'address' | 'bool' | 'uint64' | 'bytes32';
+}
+
+/** keccak256 of the struct's type string, e.g. `Name(string a,uint64 b)`. */
+export function structTypeHash(primaryType: string, fields: readonly TypedField[]): Uint8Array {
+  return keccak256(utf8(`${primaryType}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`));
+}
+
+/**
+ * The digest eth_signTypedData_v4 signs for a flat struct of atomic fields; null when a value does
+ * not fit its type (a non-string for `string`, a malformed address, an integer out of uint64).
+ */
+export function typedDataDigest(separator: Uint8Array, typeHash: Uint8Array, fields: readonly TypedField[], message: Record<string, unknown>): Uint8Array | null {
+  const words: Uint8Array[] = [typeHash];
+  for (const f of fields) {
+    const v = message[f.name];
+    switch (f.type) {
+      case 'string':
+        if (typeof v !== 'string') return null;
+        words.push(keccak256(utf8(v)));
+        break;
+      case 'address':
+        if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(v)) return null;
+        words.push(word(BigInt(v)));
+        break;
+      case 'bool':
+        if (typeof v !== 'boolean') return null;
+        words.push(word(v ? 1n : 0n));
+        break;
+      case 'uint64': {
+        const n = typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : typeof v === 'string' && /^[0-9]{1,20}$/.test(v) ? BigInt(v) : null;
+        if (n === null || n >= 1n << 64n) return null;
+        words.push(word(n));
+        break;
+      }
+      case 'bytes32':
+        if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(v)) return null;
+        words.push(hexToBytes(v));
+        break;
+    }
+  }
+  return keccak256(concatBytes(new Uint8Array([0x19, 0x01]), separator, keccak256(concatBytes(...words))));
+}

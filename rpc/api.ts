@@ -11,6 +11,10 @@ export interface ExchangeRequest {
   readonly nonce: number;
   readonly signature: unknown;
   readonly vaultAddress: Address | null;
+  /** Set for a request of the Hyperliquid dialect: signed under Hyperliquid's schemes, its action in Hyperliquid's vocabulary. */
+  readonly dialect?: 'hyperliquid';
+  /** The dialect's `expiresAfter` (ms; refused in a block after it); null or absent when unset. */
+  readonly expiresAfter?: number | null;
 }
 
 export type SubmitOutcome =

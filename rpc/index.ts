@@ -17,3 +17,4 @@ export type {
   BookLevelRow, BookSnapshotRow, CandleRow, CoinDailyRow, Cursor, DailyStatsRow, FundingRow, HistoryReader, LiquidationRow,
   OpenInterestRow, RangeQuery, StatsTotals, TradeRow, TransferRow,
 } from './history-api.ts';
+export { svcActionOf, hyperliquidResponse, type Translation } from './hyperliquid/actions.ts';

@@ -19,6 +19,7 @@ import { STATS_ROUTES } from './stats.ts';
 import type { HistoryReader } from './history-api.ts';
 import { RateLimitError, type Limits } from './limits.ts';
 import { HMAC_HEADERS, type HmacHeaders } from './hmac.ts';
+import { handleHyperliquidExchange, UnprocessableBody } from './hyperliquid/exchange.ts';
 import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyStore } from './api-keys.ts';
 
 export interface RestServerOptions {
@@ -35,7 +36,8 @@ export interface RestServerOptions {
   readonly now: () => number;
 }
 
-type Reply = { status: string; body: unknown; headers?: Record<string, string> };
+/** `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable request). */
+type Reply = { status: string; body: unknown; headers?: Record<string, string>; text?: string };
 /** A request as routes see it: body, path, path parameters, query, client address, HMAC headers. */
 interface Request {
   readonly ip: string;
@@ -96,6 +98,18 @@ export class RestServer {
       }
       limits.exchangeIp(r.ip, body.action);
       return { status: OK, body: await handleExchange(api, body) };
+    });
+    // The Hyperliquid dialect: its clients take `http://HOST:PORT/hyperliquid` as their base URL.
+    this.post('/hyperliquid/exchange', async (r) => {
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch {
+        limits.exchangeIp(r.ip);
+        throw new UnprocessableBody('not a JSON object');
+      }
+      limits.exchangeIp(r.ip, body.action);
+      return { status: OK, body: await handleHyperliquidExchange(api, body) };
     });
     // `/v1`: one budget per IP for every resource.
     const v1 = (route: Route): Route => (r) => {
@@ -235,6 +249,7 @@ export class RestServer {
     } catch (err) {
       if (err instanceof RateLimitError) return { status: STATUS_LINE[err.key], body: err.body(), headers: { 'Retry-After': String(err.retryAfter) } };
       if (err instanceof HttpError) return { status: STATUS_LINE[err.key], body: err.body() };
+      if (err instanceof UnprocessableBody) return { status: '422 Unprocessable Entity', body: null, text: err.message };
       this.opts.log(`internal error on ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return { status: STATUS_LINE.internal_error, body: new HttpError('internal_error', 'Internal server error').body() };
     }
@@ -245,10 +260,10 @@ export class RestServer {
   }
 
   private send(res: uWS.HttpResponse, reply: Reply): void {
-    const json = JSON.stringify(reply.body);
+    const json = reply.text ?? JSON.stringify(reply.body);
     res.cork(() => {
       res.writeStatus(reply.status);
-      res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Content-Type', reply.text === undefined ? 'application/json' : 'text/plain; charset=utf-8');
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
       this.corsHeaders(res);
       res.end(json);

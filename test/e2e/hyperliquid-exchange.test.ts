@@ -1,0 +1,50 @@
+// Hyperliquid's own TypeScript SDK trading against a devnet through the dialect: its signing
+// (L1 phantom agent, user-signed typed data, Mainnet and Testnet), vocabulary and answers.
+import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
+import t from 'tap';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { DEV_ACCOUNTS } from '../../genesis/index.ts';
+import { limit, orderAction, startNode } from '../support/node.ts';
+
+const keys = DEV_ACCOUNTS.map((a) => a.privateKey as `0x${string}`);
+
+t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/hyperliquid', async (t) => {
+  const { node, client } = await startNode(t);
+  const transport = new HttpTransport({ apiUrl: `${node.restUrl}/hyperliquid` });
+  const alice = privateKeyToAccount(keys[0]!);
+  const bob = privateKeyToAccount(keys[1]!);
+  const A = alice.address.toLowerCase();
+  const B = bob.address.toLowerCase();
+  const aliceX = new ExchangeClient({ wallet: alice, transport });
+  // Bob signs as for Hyperliquid's testnet (source "b", hyperliquidChain "Testnet"): both are accepted on a devnet.
+  const bobX = new ExchangeClient({ wallet: bob, transport: new HttpTransport({ apiUrl: `${node.restUrl}/hyperliquid`, isTestnet: true }) });
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: node.restUrl }) }); // TEMP until /hyperliquid/info merges
+
+  const placed = await aliceX.order({ orders: [{ a: 0, b: true, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } }, c: '0x00000000000000000000000000000001' }], grouping: 'na' });
+  const oid = (placed.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;
+  t.type(oid, 'number');
+  await aliceX.modify({ oid, order: { a: 0, b: true, p: '95500', s: '0.02', r: false, t: { limit: { tif: 'Gtc' } } } });
+  const open = await info.openOrders({ user: A });
+  t.match(open, [{ coin: 'BTC', limitPx: '95500', sz: '0.02', oid }]);
+
+  const filled = await bobX.order({ orders: [{ a: 0, b: false, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Ioc' } } }], grouping: 'na' });
+  t.match(filled.response.data.statuses, [{ filled: { totalSz: '0.01', avgPx: '95500' } }]);
+  await aliceX.cancel({ cancels: [{ a: 0, o: oid }] });
+  t.same(await info.openOrders({ user: A }), []);
+
+  await aliceX.updateLeverage({ asset: 1, isCross: false, leverage: 5 });
+  await aliceX.usdSend({ destination: B, amount: '12.5' });
+  await aliceX.spotSend({ destination: B, token: 'SVC:0x00000000000000000000000000000000', amount: '3' });
+
+  // An agent approved through the dialect trades in both dialects.
+  const agentKey = generatePrivateKey();
+  const agent = privateKeyToAccount(agentKey);
+  await aliceX.approveAgent({ agentAddress: agent.address, agentName: 'hlbot' });
+  const agentX = new ExchangeClient({ wallet: agent, transport });
+  const viaAgent = await agentX.order({ orders: [{ a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' });
+  t.match(viaAgent.response.data.statuses, [{ resting: { oid: Number } }]);
+  const { Wallet } = await import('ethers');
+  const spec = await client.exchange(new Wallet(agentKey), orderAction(limit(0, true, '90000', '0.01')), { vaultAddress: A });
+  t.match(spec.body, { status: 'ok' }, 'the same agent signs for Alice through the spec API');
+  t.equal((await info.openOrders({ user: A })).length, 2);
+});
