@@ -100,6 +100,9 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   }
   const nonceRefused = nonceWindowRefusal(d, req, signer);
   if (nonceRefused !== null) return { kind: 'rejected', error: nonceRefused };
+  if (req.expiresAfter !== undefined && req.expiresAfter !== null && req.expiresAfter < d.now()) {
+    return { kind: 'rejected', error: exchangeError('INVALID_ACTION', `Action expired: expiresAfter ${req.expiresAfter} is in the past`) };
+  }
   const gated = d.gate?.(view) ?? null;
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
@@ -117,6 +120,9 @@ function runsAs(req: ExchangeRequest): unknown {
 
 /** Why the recovered addresses do not make a known signer (no signature, not activated, not an agent), or null. */
 function signerRefusal(d: Pick<AdmissionDeps, 'auth'>, req: ExchangeRequest, seen: readonly string[], signer: string | null): ExchangeError | null {
+  if (req.dialect === 'hyperliquid' && (d.auth.hyperliquid ?? null) === null) {
+    return exchangeError('INVALID_SIGNATURE', 'the Hyperliquid dialect is not enabled on this network (genesis auth.hyperliquidChains)');
+  }
   if (seen.length === 0) return exchangeError('INVALID_SIGNATURE');
   if (signer !== null) return null;
   const recovered = seen.join(' or ');

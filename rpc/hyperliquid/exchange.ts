@@ -30,7 +30,7 @@ export function hyperliquidMessage(e: ExchangeError): string {
       // A wrong scheme or chain recovers some address nobody uses: name it, as Hyperliquid does.
       return d.signer !== undefined ? `User or API Wallet ${d.signer} does not exist.` : `${e.message}${e.message.endsWith('.') ? '' : '.'}`;
     case 'INVALID_SIGNATURE':
-      return 'Unable to recover signer.';
+      return e.message.includes(': ') ? e.message : 'Unable to recover signer.';
     case 'NONCE_USED':
       return d.nonce !== undefined ? `Invalid nonce: duplicate nonce ${d.nonce}` : 'Invalid nonce: duplicate nonce';
     case 'NONCE_TOO_OLD':

@@ -3,7 +3,7 @@
 import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import t from 'tap';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { DEV_ACCOUNTS } from '../../genesis/index.ts';
+import { DEV_ACCOUNTS, devnetGenesis } from '../../genesis/index.ts';
 import { limit, orderAction, startNode } from '../support/node.ts';
 
 const keys = DEV_ACCOUNTS.map((a) => a.privateKey as `0x${string}`);
@@ -47,4 +47,50 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   const spec = await client.exchange(new Wallet(agentKey), orderAction(limit(0, true, '90000', '0.01')), { vaultAddress: A });
   t.match(spec.body, { status: 'ok' }, 'the same agent signs for Alice through the spec API');
   t.equal((await info.openOrders({ user: A })).length, 2);
+});
+
+t.test('refusals read as Hyperliquid words them, and change nothing', async (t) => {
+  // Only Hyperliquid-Mainnet signatures are accepted by this genesis.
+  const genesis = devnetGenesis();
+  genesis.auth.hyperliquidChains = ['Mainnet'];
+  const { node, client } = await startNode(t, { genesis });
+  const base = `${node.restUrl}/hyperliquid`;
+  const alice = privateKeyToAccount(keys[2]!);
+  const A = alice.address.toLowerCase();
+  const mainnet = new ExchangeClient({ wallet: alice, transport: new HttpTransport({ apiUrl: base }) });
+  const testnet = new ExchangeClient({ wallet: alice, transport: new HttpTransport({ apiUrl: base, isTestnet: true }) });
+
+  await t.rejects(testnet.order({ orders: [{ a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' }),
+    /User or API Wallet 0x[0-9a-f]{40} does not exist\./, 'a Testnet signature recovers some other address');
+  await t.rejects(mainnet.twapOrder({ twap: { a: 0, b: true, s: '1', r: false, m: 10, t: false } }), /Action twapOrder is not supported on this chain/);
+  await t.rejects(mainnet.order({ orders: [{ a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' }, { expiresAfter: Date.now() - 1000 }),
+    /Action expired/);
+  await mainnet.usdClassTransfer({ amount: '10', toPerp: false });
+  await mainnet.noop();
+
+  // The same nonce twice: the second is a duplicate, as Hyperliquid words it.
+  const { signL1Action } = await import('@nktkas/hyperliquid/signing');
+  const action = { type: 'cancel', cancels: [{ a: 0, o: 1 }] };
+  const nonce = Date.now();
+  const body = { action, nonce, signature: await signL1Action({ wallet: alice, action, nonce }) };
+  const first = await client.post('/hyperliquid/exchange', body);
+  t.match(first.body, { status: 'ok', response: { type: 'cancel', data: { statuses: [{ error: String }] } } });
+  t.same((await client.post('/hyperliquid/exchange', body)).body, { status: 'err', response: `Invalid nonce: duplicate nonce ${nonce}` });
+
+  const bad = await client.raw('/hyperliquid/exchange', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"action":' });
+  t.equal(bad.status, 422);
+  t.equal(bad.body, 'Failed to deserialize the JSON body into the target type');
+  t.match(bad.headers.get('content-type'), /^text\/plain/);
+
+  // An agent approved through the spec API signs in the dialect too.
+  const { Wallet } = await import('ethers');
+  const agentKey = generatePrivateKey();
+  const n = Date.now() + 5;
+  const spec = await client.exchange(new Wallet(keys[2]!), { type: 'approveAgent', agentAddress: privateKeyToAccount(agentKey).address, agentName: '', nonce: n }, { nonce: n });
+  t.same(spec.body, { status: 'ok', response: { type: 'default' } });
+  const agentX = new ExchangeClient({ wallet: privateKeyToAccount(agentKey), transport: new HttpTransport({ apiUrl: base }) });
+  const placed = await agentX.order({ orders: [{ a: 1, b: true, p: '3000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' });
+  t.match(placed.response.data.statuses, [{ resting: { oid: Number } }]);
+  t.match((await client.info({ type: 'openOrders', user: A })).body, [{ coin: 'ETH', limitPx: '3000' }]);
+  await t.rejects(agentX.usdSend({ destination: A, amount: '1' }), /User or API Wallet|only the main wallet/, 'an agent moves no funds');
 });
