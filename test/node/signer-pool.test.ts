@@ -1,15 +1,22 @@
 // The worker pool recovers the same signers as the inline path, for good and bad signatures.
 import { Wallet, Signature } from 'ethers';
 import t from 'tap';
-import { exchangeDomain, type AuthConfig } from '../../exchange/index.ts';
+import { exchangeDomain, recoverSigner, type AuthConfig } from '../../exchange/index.ts';
 import { InlineRecovery, WorkerPoolRecovery } from '../../node/index.ts';
 import { signRequest } from '../support/signing.ts';
 
-const AUTH: AuthConfig = { domain: exchangeDomain(42069), source: 'b', literalNonceBinding: true };
+const AUTH: AuthConfig = { domain: exchangeDomain(42069), source: 'b', literalNonceBinding: true, hyperliquid: { chains: ['Mainnet', 'Testnet'] } };
+
+// One pool of two workers for the whole file: each worker loads the sources, which is most of the cost.
+let shared: Promise<WorkerPoolRecovery> | undefined;
+function sharedPool(): Promise<WorkerPoolRecovery> {
+  shared ??= WorkerPoolRecovery.start(AUTH, 2);
+  return shared;
+}
+t.teardown(async () => (await shared)?.close());
 
 t.test('pool and inline recovery agree', async (t) => {
-  const pool = await WorkerPoolRecovery.start(AUTH, 2);
-  t.teardown(() => pool.close());
+  const pool = await sharedPool();
   const inline = new InlineRecovery(AUTH);
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const action = { type: 'cancel', cancels: [{ a: 0, o: 1 }] };
@@ -34,8 +41,7 @@ t.test('pool and inline recovery agree', async (t) => {
 
 t.test('recoverAndEncode: the transaction bytes and hash equal the canonical encoding of the request', async (t) => {
   const { canonicalize, utf8, bytesToHex, keccak256 } = await import('../../primitives/index.ts');
-  const pool = await WorkerPoolRecovery.start(AUTH, 1);
-  t.teardown(() => pool.close());
+  const pool = await sharedPool();
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const vault = '0x00000000000000000000000000000000000000ab';
   const actions = [
@@ -55,8 +61,7 @@ t.test('recoverAndEncode: the transaction bytes and hash equal the canonical enc
 });
 
 t.test('block transactions: candidates from the bytes, on the pool as inline', async (t) => {
-  const pool = await WorkerPoolRecovery.start(AUTH, 2);
-  t.teardown(() => pool.close());
+  const pool = await sharedPool();
   const inline = new InlineRecovery(AUTH);
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const req = await signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: 1 }] }, 1_767_225_600_000);
@@ -75,8 +80,7 @@ t.test('block transactions: candidates from the bytes, on the pool as inline', a
 });
 
 t.test('admission recovers the action binding from the encoded bytes, as execution would', async (t) => {
-  const pool = await WorkerPoolRecovery.start(AUTH, 1);
-  t.teardown(() => pool.close());
+  const pool = await sharedPool();
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   for (const binding of ['action', 'literal'] as const) {
     const req = await signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: 2 }] }, 1_767_225_600_100, { binding });
@@ -91,8 +95,7 @@ t.test('admission recovers the action binding from the encoded bytes, as executi
 
 t.test('EVM signatures: packed batches recover the same keys and addresses as inline, in order, null for none', async (t) => {
   const { hexToBytes, keccak256 } = await import('../../primitives/index.ts');
-  const pool = await WorkerPoolRecovery.start(AUTH, 2);
-  t.teardown(() => pool.close());
+  const pool = await sharedPool();
   const inline = new InlineRecovery(AUTH);
   const wallets = Array.from({ length: 5 }, () => new Wallet(Wallet.createRandom().privateKey));
   const sigs = Array.from({ length: 300 }, (_, i) => {
@@ -108,4 +111,24 @@ t.test('EVM signatures: packed batches recover the same keys and addresses as in
   t.same(fromPool.slice(0, -1).map((s) => s?.address), sigs.map((s) => s.wallet.address.toLowerCase()));
   t.equal(fromPool[0]?.publicKey, `0x${wallets[0]!.signingKey.publicKey.slice(4)}`);
   t.equal(fromPool.at(-1), null);
+});
+
+t.test('Hyperliquid-dialect requests: candidates under both chains, the same on the pool, inline and from the bytes', async (t) => {
+  const { signL1Action } = await import('@nktkas/hyperliquid/signing');
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const pool = await sharedPool();
+  const inline = new InlineRecovery(AUTH);
+  const wallet = privateKeyToAccount(Wallet.createRandom().privateKey as `0x${string}`);
+  // Keys in the order the client hashed them, not sorted: the bytes must keep it.
+  const action = { type: 'order', orders: [{ a: 0, b: true, p: '100', s: '1', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' };
+  for (const isTestnet of [false, true]) {
+    const signature = await signL1Action({ wallet, action, nonce: 1_767_225_600_200, isTestnet, expiresAfter: 1_767_225_700_000 });
+    const req = { action, nonce: 1_767_225_600_200, signature, vaultAddress: null, dialect: 'hyperliquid' as const, expiresAfter: 1_767_225_700_000 };
+    const out = await pool.recoverAndEncode(req);
+    t.same(out, await inline.recoverAndEncode(req), `isTestnet=${isTestnet}: pool as inline`);
+    t.ok(out.candidates?.includes(wallet.address.toLowerCase()), 'the signer among the candidates');
+    t.match(new TextDecoder().decode(out.tx!.bytes), /^\{"action":\{"type":"order","orders":\[\{"a":0,"b":true,"p":"100"/, 'the action as sent');
+    t.same(await pool.candidates(out.tx!.bytes), out.candidates, 'the block path finds the same candidates');
+    t.equal(recoverSigner(AUTH, req, 'action'), null, "the spec's schemes never recover a dialect request");
+  }
 });
