@@ -146,18 +146,20 @@ export function cancelOrdersByCloid(ctx: TxContext, acct: Account, action: Cance
 }
 
 /**
- * Cancels every open order of `acct`, book and trigger orders, market by market in asset order,
+ * Cancels every open order of `acct`, trigger then book orders, market by market in asset order,
  * each in oid order, with `status` (a scheduled cancel).
  */
 export function cancelAllOrders(ctx: TxContext, acct: Account, status: OrderStatus): void {
   for (const m of ctx.state.markets) {
+    // Trigger orders first: a `normalTpsl` parent cancelled later finds its legs gone already,
+    // so every one of them gets `status` too.
+    if (m.kind === 'perp' && m.triggers.count(acct.address) > 0) {
+      const triggers = [...m.triggers.ofOwner(acct.address)].map((t) => t.oid);
+      for (const oid of triggers) cancelOid(ctx, acct, m.asset, oid, status);
+    }
     const oids: number[] = [];
     for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) oids.push(o.oid);
-    // Book orders first: a TP/SL parent cancelled settles its children, which go next.
     oids.sort((a, b) => a - b);
     for (const oid of oids) cancelOid(ctx, acct, m.asset, oid, status);
-    if (m.kind !== 'perp' || m.triggers.count(acct.address) === 0) continue;
-    const triggers = [...m.triggers.ofOwner(acct.address)].map((t) => t.oid);
-    for (const oid of triggers) if (m.triggers.orders.has(oid)) cancelOid(ctx, acct, m.asset, oid, status);
   }
 }

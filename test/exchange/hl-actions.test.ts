@@ -106,13 +106,18 @@ t.test('scheduleCancel: fires at its time and not before, on every market, then 
   h.order(A, lim(BTC, true, '100000', '0.5', 'Ioc')); // A long: a stop below
   t.same(h.order(A, trig(BTC, false, '80000', '0.5', '80000', 'sl')), [{ resting: { oid: 6 } }]);
   h.order(C, lim(BTC, true, '85000', '0.1')); // someone else's order stays
+  t.same(h.grouped(A, 'normalTpsl', lim(BTC, true, '89000', '0.1'), trig(BTC, false, '80000', '0.1', '85000', 'sl')), [
+    { resting: { oid: 8 } }, { resting: { oid: 9 } },
+  ], 'a parent with a waiting leg');
   const at = h.time + 10_000;
   t.same(ok(h.tx(A, { type: 'scheduleCancel', time: at })), { type: 'default' });
   t.equal(h.ex.state.scheduledCancels.get(A), at);
   t.same(orderEvents(h.idle(at - 1 - h.time), 'scheduledCancel'), [], 'a millisecond early: nothing');
   t.equal(h.resting(1)?.oid, 1);
   const events = h.idle(1);
-  t.same(orderEvents(events, 'scheduledCancel'), [1, 2, 3, 6], 'book and trigger orders, every market');
+  t.same(orderEvents(events, 'scheduledCancel'), [1, 2, 3, 6, 8, 9], 'book and trigger orders, every market, waiting legs too');
+  t.same(orderEvents(events, 'canceled'), []);
+  t.equal(h.ex.state.tpslChildren.size, 0);
   t.match(events.find((e) => e.kind === 'order'), { user: A, status: 'scheduledCancel', statusTimestamp: at });
   t.equal(h.restingCount(), 1, "only C's order rests");
   t.equal(h.ex.state.perps[BTC]!.triggers.count(A), 0);
