@@ -25,10 +25,20 @@ export interface OrderRequest {
   readonly cloid: string | null;
 }
 
+/** Hyperliquid's builder code of an order action: `b` receives `f` tenths of a basis point of each fill's notional. */
+export interface OrderBuilder {
+  /** Lowercase address. */
+  readonly b: string;
+  /** Tenths of a basis point (10 = 0.01%). */
+  readonly f: number;
+}
+
 export interface OrderAction {
   readonly type: 'order';
   readonly orders: readonly OrderRequest[];
   readonly grouping: Grouping;
+  /** Null when the action names no builder. */
+  readonly builder: OrderBuilder | null;
 }
 
 export interface CancelAction {
@@ -46,6 +56,34 @@ export interface ModifyAction {
   /** The order to change: its oid, or its client order id. */
   readonly oid: number | string;
   readonly order: OrderRequest;
+}
+
+/** Hyperliquid's `batchModify`: each modify as `modify`, independently, in order. */
+export interface BatchModifyAction {
+  readonly type: 'batchModify';
+  readonly modifies: readonly { readonly oid: number | string; readonly order: OrderRequest }[];
+}
+
+/** Hyperliquid's `noop`: uses the nonce and nothing else. */
+export interface NoopAction {
+  readonly type: 'noop';
+}
+
+/** Hyperliquid's dead man's switch: cancel every open order at `time` (ms), or clear (null). */
+export interface ScheduleCancelAction {
+  readonly type: 'scheduleCancel';
+  readonly time: number | null;
+}
+
+/** Hyperliquid's `approveBuilderFee`: the most `builder` may charge on the account's orders. */
+export interface ApproveBuilderFeeAction {
+  readonly type: 'approveBuilderFee';
+  /** Lowercase address. */
+  readonly builder: string;
+  /** The rate in tenths of a basis point (from the wire's percent string, "0.01%" = 10); 0 revokes. */
+  readonly maxFeeRate: number;
+  /** Must equal the request's nonce. */
+  readonly nonce: number;
 }
 
 export interface UpdateLeverageAction {
@@ -196,6 +234,10 @@ export type Action =
   | CancelAction
   | CancelByCloidAction
   | ModifyAction
+  | BatchModifyAction
+  | NoopAction
+  | ScheduleCancelAction
+  | ApproveBuilderFeeAction
   | UpdateLeverageAction
   | UpdateIsolatedMarginAction
   | ApproveAgentAction
@@ -232,6 +274,18 @@ const TOKEN_UNITS_DECIMALS = 8;
 
 /** Orders or cancels in one action at most; bounds the work of one transaction. */
 export const MAX_BATCH = 1000;
+
+/** Builder fees in tenths of a basis point: at most 0.1% on perps and 1% on spot (Hyperliquid's caps). */
+export const MAX_PERP_BUILDER_FEE = 100;
+export const MAX_SPOT_BUILDER_FEE = 1000;
+
+/** A percent string ("0.01%", "0.1%", "0%") as tenths of a basis point (0.001% each); null when not one. */
+export function parseFeeRate(text: string): number | null {
+  const m = /^(\d{1,3})(?:\.(\d{1,3}))?%$/.exec(text);
+  if (m === null) return null;
+  const frac = (m[2] ?? '').padEnd(3, '0');
+  return Number(m[1]) * 1000 + Number(frac);
+}
 
 export interface ActionParseError {
   /** Path of the offending field, e.g. `action.orders[0].p`. */
@@ -376,6 +430,13 @@ function parseOrder(v: unknown, base: string, index: number): OrderRequest {
   return { asset: a, isBuy, px, sz, reduceOnly, tif, trigger, cloid: c };
 }
 
+function parseBuilder(v: unknown): OrderBuilder {
+  const o = object(v, 'action.builder');
+  const f = int(get(o, 'f', 'action.builder'), 'action.builder.f');
+  if (f > MAX_SPOT_BUILDER_FEE) invalid('action.builder.f', `at most ${MAX_SPOT_BUILDER_FEE} (tenths of a basis point)`);
+  return { b: address(get(o, 'b', 'action.builder'), 'action.builder.b'), f };
+}
+
 function parseGrouping(v: unknown): Grouping {
   if (v === undefined || v === null) return 'na';
   if (v === 'na' || v === 'normalTpsl' || v === 'positionTpsl') return v;
@@ -390,6 +451,31 @@ function parseByType(a: Record<string, unknown>, type: string): Action {
         type,
         orders: orders.map((o, i) => parseOrder(o, 'action.orders', i)),
         grouping: parseGrouping(a.grouping),
+        builder: a.builder === undefined || a.builder === null ? null : parseBuilder(a.builder),
+      };
+    }
+    case 'batchModify': {
+      const modifies = list(get(a, 'modifies', 'action'), 'action.modifies').map((m, i) => {
+        const p = `action.modifies[${i}]`;
+        const o = object(m, p);
+        const raw = get(o, 'oid', p);
+        const oid = typeof raw === 'string' ? cloid(raw, `${p}.oid`) : int(raw, `${p}.oid`);
+        return { oid, order: parseOrder(get(o, 'order', p), `${p}.order`, -1) };
+      });
+      return { type, modifies };
+    }
+    case 'noop':
+      return { type };
+    case 'scheduleCancel':
+      return { type, time: a.time === undefined || a.time === null ? null : int(a.time, 'action.time') };
+    case 'approveBuilderFee': {
+      const rate = parseFeeRate(str(get(a, 'maxFeeRate', 'action'), 'action.maxFeeRate'));
+      if (rate === null || rate > MAX_SPOT_BUILDER_FEE) invalid('action.maxFeeRate', 'a percent string from "0%" to "1%" with at most 3 decimals, e.g. "0.01%"');
+      return {
+        type,
+        builder: address(get(a, 'builder', 'action'), 'action.builder'),
+        maxFeeRate: rate,
+        nonce: int(get(a, 'nonce', 'action'), 'action.nonce'),
       };
     }
     case 'cancel': {

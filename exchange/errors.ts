@@ -32,7 +32,10 @@ export type ExchangeErrorCode =
   | 'UNKNOWN_TOKEN'
   | 'PAIR_EXISTS'
   | 'EVM_CONTRACT_LINKED'
-  | 'INVALID_INITIAL_PRICE';
+  | 'INVALID_INITIAL_PRICE'
+  | 'BUILDER_FEE_NOT_APPROVED'
+  | 'SCHEDULED_CANCEL_TOO_EARLY'
+  | 'SCHEDULED_CANCEL_LIMIT';
 
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
@@ -73,6 +76,10 @@ const MESSAGES: Record<ExchangeErrorCode, string> = {
   PAIR_EXISTS: 'Pair already exists',
   EVM_CONTRACT_LINKED: 'EVM contract already linked to another token',
   INVALID_INITIAL_PRICE: 'Invalid initial price',
+  // Hyperliquid's messages, word for word.
+  BUILDER_FEE_NOT_APPROVED: 'Builder fee has not been approved.',
+  SCHEDULED_CANCEL_TOO_EARLY: 'Scheduled cancel time must be at least 5 seconds in the future',
+  SCHEDULED_CANCEL_LIMIT: 'Too many scheduled cancels today',
 };
 
 /** An error with the spec's message, optionally followed by specifics ("Invalid size: 0.1 ..."). */

@@ -23,6 +23,8 @@ export interface FillRecord {
   readonly feeToken: string;
   readonly tid: number;
   readonly cloid?: string;
+  /** The builder's share of `fee` (Hyperliquid's), present only when the order named a builder and it is > 0. */
+  readonly builderFee?: string;
   /** Set on fills of liquidations (Hyperliquid's shape). */
   readonly liquidation?: { readonly liquidatedUser: string; readonly markPx: string; readonly method: 'market' | 'backstop' | 'adl' };
 }
@@ -107,7 +109,8 @@ export type OrderStatus =
   | 'reduceOnlyCanceled'
   | 'siblingFilledCanceled'
   | 'iocCancelRejected'
-  | 'liquidatedCanceled';
+  | 'liquidatedCanceled'
+  | 'scheduledCancel';
 
 export type ExchangeEvent =
   | { readonly kind: 'fill'; readonly user: Address; readonly fill: FillRecord }

@@ -7,7 +7,9 @@ import { USD_DECIMALS, type ExchangeConfig } from './config.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import { newEventList, type ExchangeEvent } from './events.ts';
 import { cancelOrders, cancelOrdersByCloid, placeOrders } from './order-actions.ts';
-import { modifyOrder } from './modify.ts';
+import { modifyOrder, modifyOrderStatus } from './modify.ts';
+import { runScheduledCancels, scheduleCancel } from './schedule-cancel.ts';
+import { approveBuilderFee } from './builder-fees.ts';
 import type { TxContext } from './order-context.ts';
 import { runTriggers } from './trigger-orders.ts';
 import { runFunding } from './funding.ts';
@@ -96,12 +98,14 @@ export class Exchange {
   }
 
   /**
-   * Ends the block: trigger orders the mark price has reached fire (market, then oid order),
-   * funding is sampled and paid when due, and accounts under maintenance margin are liquidated.
+   * Ends the block: scheduled cancels the block time has reached cancel their accounts' orders,
+   * trigger orders the mark price has reached fire (market, then oid order), funding is sampled
+   * and paid when due, and accounts under maintenance margin are liquidated.
    */
   endBlock(): readonly ExchangeEvent[] {
     const events: ExchangeEvent[] = [];
     const ctx: TxContext = { state: this.state, hash: '', time: this.state.time, events };
+    runScheduledCancels(ctx);
     runTriggers(ctx);
     runFunding(ctx);
     runLiquidations(ctx);
@@ -164,6 +168,26 @@ export class Exchange {
         return { status: 'ok', response: { type: 'cancel', data: { statuses: cancelOrdersByCloid(ctx, acct, action) } } };
       case 'modify': {
         const error = modifyOrder(ctx, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'batchModify': {
+        const statuses = action.modifies.map((m) => {
+          const out = modifyOrderStatus(ctx, acct, m);
+          return 'code' in out ? { error: out.message } : out;
+        });
+        return { status: 'ok', response: { type: 'order', data: { statuses } } };
+      }
+      case 'noop':
+        return { status: 'ok', response: { type: 'default' } };
+      case 'scheduleCancel': {
+        // A trading action: agents may set it.
+        const error = scheduleCancel(ctx, acct, action);
+        return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
+      }
+      case 'approveBuilderFee': {
+        // Like approveAgent: what others may take from the account is the main wallet's choice.
+        if (tx.signer !== acct.address) return { status: 'err', error: exchangeError('AGENT_NOT_AUTHORIZED', 'only the main wallet may sign this action') };
+        const error = approveBuilderFee(this.state, acct, action, tx.nonce);
         return error === null ? { status: 'ok', response: { type: 'default' } } : { status: 'err', error };
       }
       case 'approveAgent':

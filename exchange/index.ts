@@ -5,8 +5,13 @@ export { systemAddress, systemToken, takeReleases, linkedContracts, creditFromEv
 export type { SpotSendAction } from './actions.ts';
 export type { SpotDeployAction, SpotDeployTokenAction, SpotDeployPairAction } from './actions.ts';
 export { SPOT_DEPLOY_FEE, DEPLOYED_PAIR_MIN_LOTS, type TokenDeployed, type PairDeployed } from './spot-deploy.ts';
-export type { Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, OrderRequest, Tif, Grouping, ActionParseError } from './actions.ts';
-export { parseAction, isActionParseError, PLANNED_ACTIONS, MAX_BATCH } from './actions.ts';
+export type {
+  Action, OrderAction, CancelAction, CancelByCloidAction, ModifyAction, BatchModifyAction, NoopAction, ScheduleCancelAction, ApproveBuilderFeeAction,
+  OrderBuilder, OrderRequest, Tif, Grouping, ActionParseError,
+} from './actions.ts';
+export { parseAction, isActionParseError, parseFeeRate, PLANNED_ACTIONS, MAX_BATCH, MAX_PERP_BUILDER_FEE, MAX_SPOT_BUILDER_FEE } from './actions.ts';
+export { maxBuilderFee, builderFeeOf } from './builder-fees.ts';
+export { SCHEDULE_CANCEL_MIN_DELAY_MS, SCHEDULED_CANCELS_PER_DAY, firedToday } from './schedule-cancel.ts';
 export type { FillRecord, OrderView, OrderStatus, ExchangeEvent, Side, FundingRecord, FundingRateRecord, LiquidationRecord, LedgerRecord } from './events.ts';
 export { newEventList } from './events.ts';
 export type { OraclePrices } from './oracle.ts';

@@ -3,7 +3,8 @@
 // what rests, and the statuses the spec gives back.
 import { divRound, formatScaled } from '../primitives/index.ts';
 import { closableLots, type Account } from './account.ts';
-import type { OrderRequest } from './actions.ts';
+import type { OrderBuilder, OrderRequest } from './actions.ts';
+import { builderFeeOf } from './builder-fees.ts';
 import { USDC_TOKEN_INDEX } from './config.ts';
 import { TIF_ALO, TIF_GTC, TIF_IOC, type BookOrder, type OwnerOrders, type TifCode } from './engine/book-order.ts';
 import {
@@ -39,6 +40,8 @@ export interface LimitSpec {
   readonly seq?: number;
   /** A modify whose old version held some of the position's closing capacity (`capacityHeld`). */
   readonly reshare?: boolean;
+  /** The builder each fill pays (an order action's `builder` with f > 0); omitted or null for none. */
+  readonly builder?: OrderBuilder | null;
 }
 
 /** What `submitLimit` placed: one record reused by every call, valid until the next (read it at once). */
@@ -86,12 +89,16 @@ export function engineReject(code: number, m: Market, isBuy: boolean, px: number
 }
 
 
-/** What a spot order must hold to rest: quote for buys (with the larger fee rate), base for sells. */
-function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lots: number): { token: number; amount: bigint } {
+/**
+ * What a spot order must hold to rest: quote for buys (with the larger fee rate and the builder's
+ * fee), base for sells.
+ */
+function spotHold(ctx: TxContext, m: SpotMarket, isBuy: boolean, px: number, lots: number, builder: OrderBuilder | null | undefined): { token: number; amount: bigint } {
   if (!isBuy) return { token: m.base.index, amount: BigInt(lots) * m.baseUnit };
   const ntl = ctx.state.notional(m, px, lots);
   const rates = feeRates(ctx.state.config, m);
-  return { token: m.quote.index, amount: ntl + feeOf(ntl, Math.max(rates.taker, rates.maker)) };
+  const fees = feeOf(ntl, Math.max(rates.taker, rates.maker)) + (builder == null ? 0n : builderFeeOf(ntl, builder));
+  return { token: m.quote.index, amount: ntl + fees };
 }
 
 /**
@@ -124,7 +131,7 @@ function admit(ctx: TxContext, acct: Account, m: Market, spec: LimitSpec, replac
       if (increase > 0n && increase > availableMargin(ctx.state, acct)) return ERR.margin();
     }
   } else {
-    const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz);
+    const hold = spotHold(ctx, m, spec.isBuy, spec.px, sz, spec.builder);
     if (hold.amount > acct.free(hold.token) || (hold.token === USDC_TOKEN_INDEX && hold.amount > availableMargin(ctx.state, acct))) {
       return exchangeError('INSUFFICIENT_SPOT_BALANCE');
     }
@@ -153,12 +160,15 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
   const resting = engine.rested;
   for (let i = 0; i < selfTradeCancels.length; i++) orderLeft(ctx, m, selfTradeCancels[i] as BookOrder, 'selfTradeCanceled');
   // Most orders rest without trading: no taker record to build then.
-  const filledNtl = fills.length === 0 ? 0n : settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid }, fills);
+  const builder = spec.builder ?? null;
+  const filledNtl = fills.length === 0 ? 0n : settleFills(ctx, m, { acct, oid: spec.oid, isBuy: spec.isBuy, cloid: spec.cloid, builder }, fills);
   if (resting !== null) {
     if (m.kind === 'spot') {
-      const hold = spotHold(ctx, m, spec.isBuy, spec.px, resting.sz);
+      const hold = spotHold(ctx, m, spec.isBuy, spec.px, resting.sz, builder);
       acct.hold(spec.oid, hold.token, hold.amount);
     }
+    // The builder rides with the resting order (its fills as a maker pay it) until it leaves the book.
+    if (builder !== null) ctx.state.orderBuilders.set(spec.oid, builder);
     emitBookOrder(ctx, m, resting, 'open');
   } else {
     emitTakerDone(ctx, m, acct.address, spec, sz, filledLots);
@@ -217,15 +227,15 @@ export function parseOrderNumbers(m: Market, px: string, sz: string): { px: numb
   return { px: p, sz: s };
 }
 
-/** Places a new limit order from the wire. */
-export function placeLimitOrder(ctx: TxContext, acct: Account, m: Market, req: OrderRequest): OrderStatusResult {
+/** Places a new limit order from the wire (`builder`: the action's, with f > 0, or null). */
+export function placeLimitOrder(ctx: TxContext, acct: Account, m: Market, req: OrderRequest, builder: OrderBuilder | null = null): OrderStatusResult {
   // parseOrderNumbers, without its result object.
   const px = parsePrice(req.px, m.pxDecimals);
   if (isExchangeError(px)) return { error: px.message };
   const sz = parseSize(req.sz, m.szDecimals);
   if (isExchangeError(sz)) return { error: sz.message };
   const oid = ctx.state.ids.nextOid; // taken by submitLimit once the engine accepts the order
-  const spec: LimitSpec = { oid, isBuy: req.isBuy, px, sz, tif: TIF_CODES[req.tif ?? 'Gtc'], reduceOnly: req.reduceOnly, cloid: req.cloid };
+  const spec: LimitSpec = { oid, isBuy: req.isBuy, px, sz, tif: TIF_CODES[req.tif ?? 'Gtc'], reduceOnly: req.reduceOnly, cloid: req.cloid, builder };
   const out = submitLimit(ctx, acct, m, spec);
   if (isExchangeError(out)) return { error: out.message };
   return limitStatus(m, oid, req.cloid, out);

@@ -7,10 +7,10 @@ import type { BookOrder } from './engine/book-order.ts';
 import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
-import { ERR, emitBookOrder, emitTrigger, parentDone, type TxContext } from './order-context.ts';
+import { ERR, emitBookOrder, emitTrigger, parentDone, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { capacityHeld, recomputeOrderMargins, reserveNewest } from './order-margin.ts';
 import { isExchangeError } from './order-rules.ts';
-import { TIF_CODES, engineReject, parseOrderNumbers, submitLimit } from './limit-orders.ts';
+import { TIF_CODES, engineReject, limitStatus, parseOrderNumbers, submitLimit } from './limit-orders.ts';
 import { parseTrigger } from './trigger-orders.ts';
 import type { TriggerOrder } from './triggers.ts';
 
@@ -27,7 +27,17 @@ function findTarget(m: Market, owner: string, id: number | string): { book?: Boo
   return trigger === undefined ? {} : { trigger };
 }
 
-function modifyTrigger(ctx: TxContext, m: PerpMarket, t: TriggerOrder, action: ModifyAction): ExchangeError | null {
+/** One modification: the order to change (oid or cloid) and its new version. */
+export type Modification = Pick<ModifyAction, 'oid' | 'order'>;
+
+/** The order's status once modified: it rests (book or trigger order), or it filled. */
+export type ModifiedStatus = Exclude<OrderStatusResult, { error: string }>;
+
+function resting(oid: number, cloid: string | null): ModifiedStatus {
+  return cloid === null ? { resting: { oid } } : { resting: { oid, cloid } };
+}
+
+function modifyTrigger(ctx: TxContext, m: PerpMarket, t: TriggerOrder, action: Modification): ExchangeError | ModifiedStatus {
   const fields = parseTrigger(m, action.order, t.grouping);
   if (isExchangeError(fields)) return fields;
   if (fields.cloid !== null && fields.cloid !== t.cloid && (m.engine.byCloid(t.owner, fields.cloid) !== undefined || m.triggers.byCloid(t.owner, fields.cloid) !== undefined)) {
@@ -35,10 +45,17 @@ function modifyTrigger(ctx: TxContext, m: PerpMarket, t: TriggerOrder, action: M
   }
   Object.assign(t, fields, { timestamp: ctx.time });
   emitTrigger(ctx, m, t, 'open');
-  return null;
+  return resting(t.oid, t.cloid);
 }
 
+/** `modify`: null when done (its response is `{type: "default"}`), else why not. */
 export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction): ExchangeError | null {
+  const out = modifyOrderStatus(ctx, acct, action);
+  return 'code' in out ? out : null;
+}
+
+/** Modifies one order; what `batchModify` reports for it: the order's status, or why it was not modified. */
+export function modifyOrderStatus(ctx: TxContext, acct: Account, action: Modification): ExchangeError | ModifiedStatus {
   const req = action.order;
   const m = ctx.state.market(req.asset);
   if (m === undefined) return exchangeError('UNKNOWN_ASSET', `${req.asset}`);
@@ -77,7 +94,7 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
     }
     o.timestamp = ctx.time;
     emitBookOrder(ctx, m, o, 'open');
-    return null;
+    return resting(o.oid, o.cloid);
   }
   // Otherwise take it out, and place the new version (keeping its priority when the price only
   // improved without crossing); put the old one back if the new one is refused.
@@ -88,17 +105,22 @@ export function modifyOrder(ctx: TxContext, acct: Account, action: ModifyAction)
   const hold = acct.holds.get(oid);
   const held = hold === undefined ? null : { token: hold.token, amount: hold.amount };
   const reshare = m.kind === 'perp' && capacityHeld(o) > 0;
+  // The order keeps its builder: the new version pays it (and rests with it).
+  const builder = ctx.state.orderBuilders.get(oid) ?? null;
+  if (builder !== null) ctx.state.orderBuilders.delete(oid);
   acct.releaseOrder(m.engine.cancel(acct.address, oid) as BookOrder); // it rests (found above)
-  const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, reshare, ...(improves ? { seq: old.seq } : {}) };
+  const spec = { oid, isBuy: req.isBuy, px: nums.px, sz: nums.sz, tif, reduceOnly: req.reduceOnly, cloid: req.cloid, reshare, builder, ...(improves ? { seq: old.seq } : {}) };
   const out = submitLimit(ctx, acct, m, spec, true);
   if (!isExchangeError(out)) {
+    const status = limitStatus(m, oid, req.cloid, out) as ModifiedStatus; // read `out` before anything places again
     // A TP/SL parent that traded and no longer rests is done: its legs go live.
     if (m.kind === 'perp' && !m.engine.orders.has(oid)) parentDone(ctx, m, oid, old.origSz - old.sz + out.filledLots);
-    return null;
+    return status;
   }
   // The new version did not trade (an Ioc that met nothing, or only the owner's own orders,
   // which self-trade prevention cancelled): the old order goes back as it was.
   m.engine.restore(oid, acct.address, old.isBuy, old.px, old.sz, old.origSz, old.seq, old.tif, old.reduceOnly, old.cloid, old.timestamp);
+  if (builder !== null) ctx.state.orderBuilders.set(oid, builder);
   if (m.kind === 'perp') recomputeOrderMargins(ctx.state, acct, m);
   else if (held !== null) acct.hold(oid, held.token, held.amount);
   return out;

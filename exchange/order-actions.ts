@@ -1,9 +1,11 @@
 // The order actions: batches (with TP/SL grouping), cancels by oid or cloid, and modify.
 import type { Account } from './account.ts';
-import type { CancelAction, CancelByCloidAction, OrderAction, OrderRequest } from './actions.ts';
+import type { CancelAction, CancelByCloidAction, OrderAction, OrderBuilder, OrderRequest } from './actions.ts';
+import { builderMarketRefusal, builderRefusal } from './builder-fees.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
 import type { Market, PerpMarket } from './markets.ts';
-import { ERR, emitTrigger, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
+import type { OrderStatus } from './events.ts';
+import { ERR, emitTrigger, errorResult, orderLeft, type OrderStatusResult, type TxContext } from './order-context.ts';
 import { capacityHeld, moveCapacity } from './order-margin.ts';
 import { isExchangeError, parseSize } from './order-rules.ts';
 import { placeLimitOrder } from './limit-orders.ts';
@@ -15,12 +17,16 @@ export function marketFor(ctx: TxContext, asset: number): Market | ExchangeError
   return exchangeError('UNKNOWN_ASSET', `${asset}`);
 }
 
-function placeOne(ctx: TxContext, acct: Account, req: OrderRequest): OrderStatusResult {
+function placeOne(ctx: TxContext, acct: Account, req: OrderRequest, builder: OrderBuilder | null): OrderStatusResult {
   const m = marketFor(ctx, req.asset);
   if (isExchangeError(m)) return { error: m.message };
-  if (req.trigger === null) return placeLimitOrder(ctx, acct, m, req);
+  if (builder !== null) {
+    const refused = builderMarketRefusal(m, builder);
+    if (refused !== null) return errorResult(refused);
+  }
+  if (req.trigger === null) return placeLimitOrder(ctx, acct, m, req, builder);
   if (m.kind !== 'perp') return { error: exchangeError('INVALID_ACTION', 'trigger orders are for perpetual markets').message };
-  return placeTrigger(ctx, acct, m, req, 'na', { parent: null, active: true });
+  return placeTrigger(ctx, acct, m, req, 'na', { parent: null, active: true }, builder);
 }
 
 /** Links two TP/SL legs so that one firing cancels the other. */
@@ -36,7 +42,7 @@ function linkSiblings(m: PerpMarket, oids: number[]): void {
 }
 
 /** TP/SL legs after their parent (`normalTpsl`) or on their own (`positionTpsl`). */
-function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderStatusResult[] {
+function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction, builder: OrderBuilder | null): OrderStatusResult[] {
   const grouped = action.grouping === 'normalTpsl';
   const [first, ...rest] = action.orders as [OrderRequest, ...OrderRequest[]];
   const legs = grouped ? rest : action.orders;
@@ -46,7 +52,7 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
   let parentFilled = Infinity; // lots the parent filled at once; legs are at most that
   if (grouped) {
     if (first.trigger !== null) return action.orders.map(() => ({ error: exchangeError('INVALID_ACTION', 'normalTpsl starts with a limit order').message }));
-    const s = placeOne(ctx, acct, first);
+    const s = placeOne(ctx, acct, first, builder);
     statuses.push(s);
     if ('error' in s) return [s, ...legs.map(() => ({ error: exchangeError('INVALID_ACTION', 'the parent order was rejected').message }))];
     if ('resting' in s) {
@@ -66,7 +72,12 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
       statuses.push({ error: exchangeError('INVALID_ACTION', 'TP/SL legs are trigger orders on the same perpetual market').message });
       continue;
     }
-    const s = placeTrigger(ctx, acct, m, leg, action.grouping, { parent: parentResting ? parentOid : null, active: !parentResting });
+    const refused = builder === null ? null : builderMarketRefusal(m, builder);
+    if (refused !== null) {
+      statuses.push(errorResult(refused));
+      continue;
+    }
+    const s = placeTrigger(ctx, acct, m, leg, action.grouping, { parent: parentResting ? parentOid : null, active: !parentResting }, builder);
     statuses.push(s);
     if ('resting' in s) {
       placed.push(s.resting.oid);
@@ -82,12 +93,20 @@ function placeTpsl(ctx: TxContext, acct: Account, action: OrderAction): OrderSta
 }
 
 export function placeOrders(ctx: TxContext, acct: Account, action: OrderAction): OrderStatusResult[] {
-  if (action.grouping === 'na') return action.orders.map((o) => placeOne(ctx, acct, o));
-  return placeTpsl(ctx, acct, action);
+  const builder = action.builder;
+  if (builder !== null) {
+    // The approval is checked for the whole batch first (Hyperliquid's rule): one error per order.
+    const refused = builderRefusal(ctx.state, acct, builder);
+    if (refused !== null) return action.orders.map(() => errorResult(refused));
+  }
+  // A builder paid nothing (f = 0) rides with no order.
+  const paid = builder !== null && builder.f > 0 ? builder : null;
+  if (action.grouping === 'na') return action.orders.map((o) => placeOne(ctx, acct, o, paid));
+  return placeTpsl(ctx, acct, action, paid);
 }
 
-/** Cancels an open or trigger order of `acct` on `asset`. */
-function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): 'success' | { error: string } {
+/** Cancels an open or trigger order of `acct` on `asset`; `status`: the order's status event. */
+function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number, status: OrderStatus = 'canceled'): 'success' | { error: string } {
   const m = ctx.state.market(asset);
   if (m === undefined) return { error: ERR.notFound().message };
   const o = m.engine.cancel(acct.address, oid);
@@ -95,7 +114,7 @@ function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): '
     // Closing capacity the order held passes to the owner's later orders on that side.
     const freed = m.kind === 'perp' ? capacityHeld(o) : 0;
     const isBuy = o.isBuy;
-    orderLeft(ctx, m, o, 'canceled');
+    orderLeft(ctx, m, o, status);
     if (freed > 0) moveCapacity(ctx.state, acct, m as PerpMarket, isBuy, freed);
     return 'success';
   }
@@ -103,7 +122,7 @@ function cancelOid(ctx: TxContext, acct: Account, asset: number, oid: number): '
     const t = m.triggers.orders.get(oid);
     if (t !== undefined && t.owner === acct.address) {
       m.triggers.remove(oid);
-      emitTrigger(ctx, m, t, 'canceled');
+      emitTrigger(ctx, m, t, status);
       if (t.sibling !== null) {
         const s = m.triggers.orders.get(t.sibling);
         if (s !== undefined) s.sibling = null;
@@ -124,4 +143,23 @@ export function cancelOrdersByCloid(ctx: TxContext, acct: Account, action: Cance
     const oid = m?.engine.byCloid(acct.address, c.cloid)?.oid ?? (m?.kind === 'perp' ? m.triggers.byCloid(acct.address, c.cloid)?.oid : undefined);
     return oid === undefined ? { error: ERR.notFound().message } : cancelOid(ctx, acct, c.asset, oid);
   });
+}
+
+/**
+ * Cancels every open order of `acct`, trigger then book orders, market by market in asset order,
+ * each in oid order, with `status` (a scheduled cancel).
+ */
+export function cancelAllOrders(ctx: TxContext, acct: Account, status: OrderStatus): void {
+  for (const m of ctx.state.markets) {
+    // Trigger orders first: a `normalTpsl` parent cancelled later finds its legs gone already,
+    // so every one of them gets `status` too.
+    if (m.kind === 'perp' && m.triggers.count(acct.address) > 0) {
+      const triggers = [...m.triggers.ofOwner(acct.address)].map((t) => t.oid);
+      for (const oid of triggers) cancelOid(ctx, acct, m.asset, oid, status);
+    }
+    const oids: number[] = [];
+    for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) oids.push(o.oid);
+    oids.sort((a, b) => a - b);
+    for (const oid of oids) cancelOid(ctx, acct, m.asset, oid, status);
+  }
 }

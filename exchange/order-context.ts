@@ -49,6 +49,7 @@ export function emitTrigger(ctx: TxContext, m: Market, t: TriggerOrder, status: 
  */
 export function orderLeft(ctx: TxContext, m: Market, o: BookOrder, status: OrderStatus): void {
   accountOf(ctx.state, o.owner).releaseOrder(o);
+  if (ctx.state.orderBuilders.size !== 0) ctx.state.orderBuilders.delete(o.oid);
   emitBookOrder(ctx, m, o, status);
   if (m.kind === 'perp') parentDone(ctx, m, o.oid, o.origSz - o.sz);
 }

@@ -1,5 +1,5 @@
 // The address-based request budget (Hyperliquid's rule): an account may send 10,000 requests
-// plus one per USDC it has traded; every order or cancel in a batch counts one. Cancels get
+// plus one per USDC it has traded; every order, modify or cancel in a batch counts one. Cancels get
 // more room (twice the budget, at most 100,000 beyond it) so an account can always pull quotes.
 import type { Account } from './account.ts';
 import type { Action } from './actions.ts';
@@ -18,6 +18,8 @@ export function requestsOf(action: Action): number {
   switch (action.type) {
     case 'order':
       return action.orders.length;
+    case 'batchModify':
+      return action.modifies.length;
     case 'cancel':
     case 'cancelByCloid':
       return action.cancels.length;

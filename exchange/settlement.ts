@@ -4,6 +4,8 @@ import { applyFill, type Account, type Position } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import type { Fill } from './engine/matching-engine.ts';
 import type { FillRecord } from './events.ts';
+import type { OrderBuilder } from './actions.ts';
+import { chargeBuilder } from './builder-fees.ts';
 import { feeOf, feeRates } from './fees.ts';
 import type { Market, PerpMarket, SpotMarket } from './markets.ts';
 import { accountOf, orderLeft, type TxContext } from './order-context.ts';
@@ -16,11 +18,13 @@ export interface TakerInfo {
   readonly oid: number;
   readonly isBuy: boolean;
   readonly cloid: string | null;
+  /** The builder the order pays on each fill, or null. */
+  readonly builder: OrderBuilder | null;
 }
 
 function record(
   ctx: TxContext, m: Market, isBuy: boolean, fill: Fill, oid: number, cloid: string | null, crossed: boolean,
-  extra: { startPosition: string; dir: string; closedPnl: string; fee: bigint },
+  extra: { startPosition: string; dir: string; closedPnl: string; fee: bigint; builderFee: bigint },
 ): FillRecord {
   return {
     coin: m.name,
@@ -34,10 +38,11 @@ function record(
     hash: ctx.hash,
     oid,
     crossed,
-    fee: formatScaled(extra.fee, USD_DECIMALS),
+    fee: formatScaled(extra.fee + extra.builderFee, USD_DECIMALS),
     feeToken: m.kind === 'perp' ? 'USDC' : m.quote.name,
     tid: fill.tid,
     ...(cloid === null ? {} : { cloid }),
+    ...(extra.builderFee === 0n ? {} : { builderFee: formatScaled(extra.builderFee, USD_DECIMALS) }),
   };
 }
 
@@ -63,12 +68,16 @@ export function addHolder(state: ExchangeState, m: PerpMarket, pos: Position): v
   }
 }
 
-function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
+function settlePerpSide(
+  ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean,
+  builder: OrderBuilder | null | undefined,
+): bigint {
   const fee = feeOf(ntl, feePpm);
   const before = acct.positions.get(m.asset);
   const change = applyFill(acct, m.asset, isBuy, fill.sz, ntl, ctx.state.isolatedLeverage(acct, m));
   acct.usdc -= fee;
   acct.perpRealized += change.closedPnl - fee;
+  const builderFee = builder == null ? 0n : chargeBuilder(ctx.state, m, acct, builder, ntl);
   trackHolder(ctx.state, m, acct, before);
   ctx.events.push({
     kind: 'fill',
@@ -78,18 +87,23 @@ function settlePerpSide(ctx: TxContext, m: PerpMarket, acct: Account, isBuy: boo
       dir: change.dir,
       closedPnl: formatScaled(change.closedPnl, USD_DECIMALS),
       fee,
+      builderFee,
     }),
   });
   return fee;
 }
 
-function settleSpotSide(ctx: TxContext, m: SpotMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean): bigint {
+function settleSpotSide(
+  ctx: TxContext, m: SpotMarket, acct: Account, isBuy: boolean, fill: Fill, ntl: bigint, feePpm: number, oid: number, cloid: string | null, crossed: boolean,
+  builder: OrderBuilder | null | undefined,
+): bigint {
   const fee = feeOf(ntl, feePpm);
   const base = BigInt(fill.sz) * m.baseUnit;
   const start = acct.balance(m.base.index);
   acct.credit(m.base.index, isBuy ? base : -base);
   acct.credit(m.quote.index, isBuy ? -(ntl + fee) : ntl - fee);
   if (m.quote.index === USDC_TOKEN_INDEX) acct.spotFees += fee;
+  const builderFee = builder == null ? 0n : chargeBuilder(ctx.state, m, acct, builder, ntl);
   ctx.events.push({
     kind: 'fill',
     user: acct.address,
@@ -98,6 +112,7 @@ function settleSpotSide(ctx: TxContext, m: SpotMarket, acct: Account, isBuy: boo
       dir: isBuy ? 'Buy' : 'Sell',
       closedPnl: '0',
       fee,
+      builderFee,
     }),
   });
   return fee;
@@ -113,16 +128,18 @@ export function settleFills(ctx: TxContext, m: Market, taker: TakerInfo, fills: 
     const makerAcct = accountOf(state, maker.owner);
     const ntl = state.notional(m, fill.px, fill.sz);
     const before = maker.sz + fill.sz;
+    // Most orders name no builder: the map is empty then, and no lookup is made.
+    const makerBuilder = state.orderBuilders.size === 0 ? undefined : state.orderBuilders.get(maker.oid);
     let fees: bigint;
     if (m.kind === 'perp') {
       // Resting margins are recomputed once the placement is settled (afterPositionChange).
-      fees = settlePerpSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
-      fees += settlePerpSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
+      fees = settlePerpSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false, makerBuilder);
+      fees += settlePerpSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true, taker.builder);
     } else {
       const held = makerAcct.holds.get(maker.oid)?.amount ?? 0n;
       makerAcct.releaseHold(maker.oid, maker.sz === 0 ? null : (held * BigInt(fill.sz)) / BigInt(before));
-      fees = settleSpotSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false);
-      fees += settleSpotSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true);
+      fees = settleSpotSide(ctx, m, makerAcct, maker.isBuy, fill, ntl, rates.maker, maker.oid, maker.cloid, false, makerBuilder);
+      fees += settleSpotSide(ctx, m, taker.acct, taker.isBuy, fill, ntl, rates.taker, taker.oid, taker.cloid, true, taker.builder);
     }
     if (m.kind === 'spot' && m.quote.index !== USDC_TOKEN_INDEX) {
       state.tokenFees.set(m.quote.index, (state.tokenFees.get(m.quote.index) ?? 0n) + fees);

@@ -92,6 +92,13 @@ interface Snapshot {
   staking?: StakingSnapshot;
   /** Referral codes by code, and referred accounts by address (absent when both are empty). */
   referrals?: { codes: [string, string][]; referred: [string, string, string, number][] };
+  /** Builder fee approvals [user, builder, tenths of a basis point], by user then builder (absent when none). */
+  builderApprovals?: [string, string, number][];
+  /** The builders of resting orders [oid, builder, f], by oid (absent when none). */
+  orderBuilders?: [number, string, number][];
+  /** Scheduled cancels [user, time] by user, and those fired [user, UTC day, count] by user (each absent when none). */
+  scheduledCancels?: [string, number][];
+  scheduledCancelsFired?: [string, number, number][];
 }
 
 interface WithdrawalRow {
@@ -274,6 +281,16 @@ export function snapshotState(state: ExchangeState): Json {
   const staking = changedStaking(state);
   if (staking !== undefined) snap.staking = staking;
   if (!state.referrals.empty) snap.referrals = referralRows(state);
+  if (state.builderApprovals.size > 0) {
+    const rows: [string, string, number][] = [];
+    for (const [user, mine] of state.builderApprovals) for (const [builder, rate] of mine) rows.push([user, builder, rate]);
+    snap.builderApprovals = rows.sort((a, b) => byKey(a, b) || byKey([a[1]], [b[1]]));
+  }
+  if (state.orderBuilders.size > 0) snap.orderBuilders = [...state.orderBuilders.entries()].map(([oid, b]): [number, string, number] => [oid, b.b, b.f]).sort(byNum);
+  if (state.scheduledCancels.size > 0) snap.scheduledCancels = [...state.scheduledCancels.entries()].sort(byKey);
+  if (state.scheduledCancelsFired.size > 0) {
+    snap.scheduledCancelsFired = [...state.scheduledCancelsFired.entries()].map(([user, f]): [string, number, number] => [user, f.day, f.count]).sort(byKey);
+  }
   return snap as unknown as Json;
 }
 
@@ -398,6 +415,14 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   if (snap.staking !== undefined) restoreStaking(state, snap.staking);
   for (const [code, owner] of snap.referrals?.codes ?? []) state.referrals.addCode(code, owner);
   for (const [user, referrer, code, time] of snap.referrals?.referred ?? []) state.referrals.referredBy.set(user, { referrer, code, time });
+  for (const [user, builder, rate] of snap.builderApprovals ?? []) {
+    let mine = state.builderApprovals.get(user);
+    if (mine === undefined) state.builderApprovals.set(user, (mine = new Map()));
+    mine.set(builder, rate);
+  }
+  for (const [oid, b, f] of snap.orderBuilders ?? []) state.orderBuilders.set(oid, { b, f });
+  for (const [user, time] of snap.scheduledCancels ?? []) state.scheduledCancels.set(user, time);
+  for (const [user, day, count] of snap.scheduledCancelsFired ?? []) state.scheduledCancelsFired.set(user, { day, count });
   return new Exchange(state);
 }
 

@@ -3,6 +3,7 @@ import type { Address } from '../primitives/index.ts';
 import { Account } from './account.ts';
 import { BridgeState } from './bridge.ts';
 import { SPOT_ASSET_OFFSET, USDC_TOKEN_INDEX, type ExchangeConfig, type OracleValidator, type SpotPairConfig, type SpotTokenConfig } from './config.ts';
+import type { OrderBuilder } from './actions.ts';
 import type { IdSource } from './engine/matching-engine.ts';
 import type { EvmRelease } from './evm-link.ts';
 import { buildPerps, buildSpot, buildSpots, type Market, type PerpMarket, type SpotMarket } from './markets.ts';
@@ -52,6 +53,22 @@ export class ExchangeState {
   readonly agentsOf = new Map<Address, { address: Address; name: string }[]>();
   /** Referral codes and referred accounts (referral.ts). */
   readonly referrals = new ReferralState();
+  /**
+   * Builder fee approvals (`approveBuilderFee`): user -> builder -> the most it may charge, in
+   * tenths of a basis point (never 0: a revoke deletes the entry).
+   */
+  readonly builderApprovals = new Map<Address, Map<Address, number>>();
+  /** The builder of each resting order placed with one (fee > 0), by oid, until it leaves the book. */
+  readonly orderBuilders = new Map<number, OrderBuilder>();
+  /**
+   * Dead man's switches (`scheduleCancel`): account -> the block time (ms) its open orders are all
+   * cancelled at. Small: only accounts with a schedule set; endBlock reads it.
+   */
+  readonly scheduledCancels = new Map<Address, number>();
+  /** The earliest time in `scheduledCancels` (Infinity: none), or null when it must be found again. Derived, not state. */
+  scheduledCancelNext: number | null = null;
+  /** Scheduled cancels that fired, per account: the UTC day (ms / 86,400,000) of the last and how many fired that day. */
+  readonly scheduledCancelsFired = new Map<Address, { day: number; count: number }>();
   /** `normalTpsl` parent oid -> its TP/SL children, until the parent is done. */
   readonly tpslChildren = new Map<number, number[]>();
   /** Trading fees collected, USD units. */

@@ -1,7 +1,7 @@
 // Trigger (TP/SL) orders: placement, and their execution when the mark price crosses the trigger
 // (checked at the end of every block, in market then oid order).
 import { closableLots, type Account } from './account.ts';
-import type { Grouping, OrderRequest } from './actions.ts';
+import type { Grouping, OrderBuilder, OrderRequest } from './actions.ts';
 import { TIF_GTC, TIF_IOC } from './engine/book-order.ts';
 import { REJECT_MIN_SIZE } from './engine/matching-engine.ts';
 import { exchangeError, type ExchangeError } from './errors.ts';
@@ -17,7 +17,7 @@ export interface TriggerLinks {
 }
 
 /** Validates a trigger request into the fields of a trigger order (no oid yet). */
-export function parseTrigger(m: PerpMarket, req: OrderRequest, grouping: Grouping): Omit<TriggerOrder, 'oid' | 'owner' | 'timestamp' | 'parent' | 'sibling' | 'active' | 'hash'> | ExchangeError {
+export function parseTrigger(m: PerpMarket, req: OrderRequest, grouping: Grouping): Omit<TriggerOrder, 'oid' | 'owner' | 'timestamp' | 'parent' | 'sibling' | 'active' | 'hash' | 'builder'> | ExchangeError {
   const trig = req.trigger;
   if (trig === null) return exchangeError('INVALID_ACTION', 'not a trigger order');
   const triggerPx = parsePrice(trig.triggerPx, m.pxDecimals);
@@ -45,7 +45,7 @@ export function parseTrigger(m: PerpMarket, req: OrderRequest, grouping: Groupin
   };
 }
 
-export function placeTrigger(ctx: TxContext, acct: Account, m: PerpMarket, req: OrderRequest, grouping: Grouping, links: TriggerLinks): OrderStatusResult {
+export function placeTrigger(ctx: TxContext, acct: Account, m: PerpMarket, req: OrderRequest, grouping: Grouping, links: TriggerLinks, builder: OrderBuilder | null = null): OrderStatusResult {
   const fields = parseTrigger(m, req, grouping);
   if (isExchangeError(fields)) return { error: fields.message };
   const owner = acct.address;
@@ -67,6 +67,7 @@ export function placeTrigger(ctx: TxContext, acct: Account, m: PerpMarket, req: 
     sibling: null,
     active: links.active,
     hash: ctx.hash,
+    ...(builder === null ? {} : { builder }),
   };
   m.triggers.add(t);
   emitTrigger(ctx, m, t, 'open');
@@ -112,7 +113,7 @@ function fire(ctx: TxContext, m: PerpMarket, t: TriggerOrder, markPx: number): v
   }
   const px = t.isMarket ? slippedPx(markPx, ctx.state.config.triggerSlippageBps, t.isBuy, m.pxDecimals) : t.limitPx;
   const tctx: TxContext = { ...ctx, hash: t.hash };
-  const spec: LimitSpec = { oid: t.oid, isBuy: t.isBuy, px: Math.max(px, 1), sz, tif: t.isMarket ? TIF_IOC : TIF_GTC, reduceOnly: t.reduceOnly, cloid: t.cloid };
+  const spec: LimitSpec = { oid: t.oid, isBuy: t.isBuy, px: Math.max(px, 1), sz, tif: t.isMarket ? TIF_IOC : TIF_GTC, reduceOnly: t.reduceOnly, cloid: t.cloid, builder: t.builder ?? null };
   const out = submitLimit(tctx, acct, m, spec);
   if (isExchangeError(out)) emitTrigger(ctx, m, { ...t, sz }, 'rejected');
 }

@@ -1,7 +1,7 @@
 // Trigger (TP/SL) orders of one perpetual market, held outside the book until the mark price
 // crosses their trigger price. Iteration is in oid order (insertion order; oids only grow).
 import type { Address } from '../primitives/index.ts';
-import type { Grouping } from './actions.ts';
+import type { Grouping, OrderBuilder } from './actions.ts';
 
 export interface TriggerOrder {
   readonly oid: number;
@@ -27,6 +27,8 @@ export interface TriggerOrder {
   active: boolean;
   /** Hash of the transaction that placed it; the fills it produces carry it. */
   readonly hash: string;
+  /** The builder its fills pay once it fires (absent when none: snapshots of orders without one are unchanged). */
+  readonly builder?: OrderBuilder;
 }
 
 /** Whether the mark has reached the trigger: stop-loss buys and take-profit sells fire at or above. */

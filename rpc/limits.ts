@@ -174,11 +174,11 @@ export function infoExtraWeight(type: unknown, answer: unknown): number {
 /** Orders or cancels per extra unit of an `/exchange` request's weight (Hyperliquid's 1 + floor(n / 40)). */
 export const EXCHANGE_BATCH_PER_WEIGHT = 40;
 
-/** An `/exchange` request's weight: 1, plus 1 per 40 orders or cancels of a batch. */
+/** An `/exchange` request's weight: 1, plus 1 per 40 orders, modifies or cancels of a batch. */
 export function exchangeWeight(action: unknown): number {
   if (typeof action !== 'object' || action === null) return 1;
-  const a = action as { orders?: unknown; cancels?: unknown };
-  const n = Array.isArray(a.orders) ? a.orders.length : Array.isArray(a.cancels) ? a.cancels.length : 0;
+  const a = action as { orders?: unknown; cancels?: unknown; modifies?: unknown };
+  const n = Array.isArray(a.orders) ? a.orders.length : Array.isArray(a.cancels) ? a.cancels.length : Array.isArray(a.modifies) ? a.modifies.length : 0;
   return 1 + Math.floor(n / EXCHANGE_BATCH_PER_WEIGHT);
 }
 

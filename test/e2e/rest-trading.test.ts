@@ -108,6 +108,14 @@ t.test('a batch gives one independent status per order', async (t) => {
 
   const alo = await client.exchange(bob, orderAction(limit(BTC, false, '90001', '0.1', 'Alo')));
   t.match(alo.body.response.data.statuses[0], { error: /^Post only order would have immediately matched/ });
+
+  // Hyperliquid's batchModify, noop and scheduleCancel through the same /exchange.
+  const oid = s[0].resting.oid;
+  const mod = await client.exchange(alice, { type: 'batchModify', modifies: [{ oid, order: limit(BTC, true, '89000', '0.1') }, { oid: 999_999, order: limit(BTC, true, '89000', '0.1') }] });
+  t.same(mod.body, { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid } }, { error: 'Order not found' }] } } });
+  t.same((await client.exchange(alice, { type: 'noop' })).body, { status: 'ok', response: { type: 'default' } });
+  const early = await client.exchange(alice, { type: 'scheduleCancel', time: Date.now() });
+  t.same(early.body, { status: 'err', response: 'Scheduled cancel time must be at least 5 seconds in the future' });
 });
 
 t.test('requests the node refuses: auth, nonces, shapes', async (t) => {

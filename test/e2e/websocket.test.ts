@@ -48,6 +48,12 @@ t.test('posts, subscriptions fed by blocks, ping, errors', async (t) => {
   t.match(await c.next((m) => m.channel === 'post' && m.data.id === 9), { data: { response: { status: 'err', response: 'Nonce already used' } } });
   c.send({ method: 'post', id: 10, request: { type: 'exchange', payload: { action: { type: 'spotDeploy' }, nonce: 1, signature: {} } } });
   t.match(await c.next((m) => m.channel === 'post' && m.data.id === 10), { data: { response: { status: 'err', response: /not available over WebSocket/ } } });
+  // Hyperliquid's trading actions beyond orders pass too (no events: nothing changes).
+  c.send({ method: 'post', id: 11, request: { type: 'exchange', payload: await signRequest(alice, { type: 'noop' }, nextNonce()) } });
+  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 11), { data: { response: { status: 'ok', response: { type: 'default' } } } });
+  const modify = { type: 'batchModify', modifies: [{ oid: 999_999, order: limit(0, false, '100000', '0.1') }] };
+  c.send({ method: 'post', id: 12, request: { type: 'exchange', payload: await signRequest(alice, modify, nextNonce()) } });
+  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 12), { data: { response: { status: 'ok', response: { type: 'order', data: { statuses: [{ error: 'Order not found' }] } } } } });
   c.ws.send('{not json');
   t.match(await c.next((m) => m.channel === 'error'), { data: /Malformed message/ });
   c.send({ method: 'subscribe', subscription: { type: 'l2Book', coin: 'DOGE' } });

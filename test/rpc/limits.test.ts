@@ -150,6 +150,7 @@ t.test('/exchange per IP and per signer, /v1 per IP', async (t) => {
   t.equal(exchangeWeight({ type: 'order', orders: new Array(39) }), 1, 'Hyperliquid: 1 + floor(batch / 40)');
   t.equal(exchangeWeight({ type: 'order', orders: new Array(1000) }), 26);
   t.equal(exchangeWeight({ type: 'cancel', cancels: new Array(80) }), 3);
+  t.equal(exchangeWeight({ type: 'batchModify', modifies: new Array(40) }), 2, 'modifies weigh as orders');
   t.equal(exchangeWeight({ type: 'usdTransfer' }), 1);
   t.equal(exchangeWeight(null), 1);
   t.equal(drain(() => limits.exchangeIp('ip-batch', { orders: new Array(400) })).passed, 181, 'a batch of 400 weighs 11: 2,000 / 11');
