@@ -26,7 +26,7 @@ t.test('ccxt hyperliquid: markets, books, balances, orders, fills, candles', asy
 
   const placed = await alice.createOrder('BTC/USDC:USDC', 'limit', 'buy', 0.01, 95000);
   t.type(placed.id, 'string');
-  const edited = await alice.editOrder(placed.id, 'BTC/USDC:USDC', 'limit', 'buy', 0.02, 95500);
+  const edited = await alice.editOrder(placed.id!, 'BTC/USDC:USDC', 'limit', 'buy', 0.02, 95500);
   t.ok(edited.id);
   const open = await alice.fetchOpenOrders('BTC/USDC:USDC');
   t.match(open, [{ symbol: 'BTC/USDC:USDC', side: 'buy', price: 95500, amount: 0.02 }]);
@@ -41,7 +41,7 @@ t.test('ccxt hyperliquid: markets, books, balances, orders, fills, candles', asy
   t.match(positions, [{ symbol: 'BTC/USDC:USDC', side: 'long', contracts: 0.01, entryPrice: 95500 }]);
   const left = await alice.fetchOpenOrders('BTC/USDC:USDC');
   t.equal(left.length, 1);
-  await alice.cancelOrder(left[0]!.id, 'BTC/USDC:USDC');
+  await alice.cancelOrder(left[0]!.id!, 'BTC/USDC:USDC');
   t.same(await alice.fetchOpenOrders('BTC/USDC:USDC'), []);
 
   // Spot: SVC against USDC.
@@ -51,9 +51,9 @@ t.test('ccxt hyperliquid: markets, books, balances, orders, fills, candles', asy
   const spotFill = await bob.createOrder('SVC/USDC', 'limit', 'buy', 20, 1.5, { timeInForce: 'IOC' });
   t.match(spotFill, { status: 'closed', filled: 20 });
   const spotBalance = await bob.fetchBalance({ type: 'spot' });
-  t.ok(spotBalance['SVC'].total > 0, 'bought SVC shows in the spot balance');
+  t.ok((spotBalance['SVC']?.total ?? 0) > 0, 'bought SVC shows in the spot balance');
   const perpBalance = await alice.fetchBalance();
-  t.ok(perpBalance['USDC'].total > 0);
+  t.ok((perpBalance['USDC']?.total ?? 0) > 0);
 
   const candles = await alice.fetchOHLCV('BTC/USDC:USDC', '1m');
   t.ok(candles.length >= 1);

@@ -47,6 +47,20 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   const spec = await client.exchange(new Wallet(agentKey), orderAction(limit(0, true, '90000', '0.01')), { vaultAddress: A });
   t.match(spec.body, { status: 'ok' }, 'the same agent signs for Alice through the spec API');
   t.equal((await info.openOrders({ user: A })).length, 2);
+
+  // batchModify answers with order statuses; a builder fee approved by the user is charged on its fills.
+  const modified = await aliceX.batchModify({ modifies: [{ oid: (viaAgent.response.data.statuses[0] as { resting: { oid: number } }).resting.oid, order: { a: 0, b: true, p: '91000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } } }] });
+  t.match(modified.response.data.statuses, [{ resting: { oid: Number } }]);
+  await aliceX.approveBuilderFee({ builder: B, maxFeeRate: '0.01%' });
+  const withBuilder = await aliceX.order({ orders: [{ a: 1, b: true, p: '3600', s: '0.1', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na', builder: { b: B, f: 10 } });
+  t.match(withBuilder.response.data.statuses, [{ resting: { oid: Number } }]);
+  await bobX.order({ orders: [{ a: 1, b: false, p: '3500', s: '0.1', r: false, t: { limit: { tif: 'Ioc' } } }], grouping: 'na' });
+  const fills = await info.userFills({ user: A });
+  t.match(fills[0], { coin: 'ETH', builderFee: '0.036' }, '1 bp of 360 USDC to the builder');
+
+  // The dead man's switch: set, then cleared.
+  await aliceX.scheduleCancel({ time: Date.now() + 60_000 });
+  await aliceX.scheduleCancel();
 });
 
 t.test('refusals read as Hyperliquid words them, and change nothing', async (t) => {
@@ -66,7 +80,7 @@ t.test('refusals read as Hyperliquid words them, and change nothing', async (t) 
   await t.rejects(mainnet.order({ orders: [{ a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' }, { expiresAfter: Date.now() - 1000 }),
     /Action expired/);
   await mainnet.usdClassTransfer({ amount: '10', toPerp: false });
-  await mainnet.noop();
+  await mainnet.noop({ nonce: Date.now() + 100 });
 
   // The same nonce twice: the second is a duplicate, as Hyperliquid words it.
   const { signL1Action } = await import('@nktkas/hyperliquid/signing');
