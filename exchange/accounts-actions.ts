@@ -14,17 +14,29 @@ import type { ExchangeState } from './state.ts';
 export const MAX_NAMED_AGENTS = 3;
 const ZERO = '0x0000000000000000000000000000000000000000';
 
+/** An approval's `valid_until` suffix may reach this far past the block time (Hyperliquid's 180 days). */
+export const MAX_AGENT_VALIDITY_MS = 180 * 86_400_000;
+const VALID_UNTIL = /^(.*) valid_until (\d{1,16})$/;
+
 /**
  * Approves `agentAddress` under `agentName` ("" = the unnamed agent), replacing the agent that
- * had that name; the zero address revokes the agent under that name.
+ * had that name; the zero address revokes the agent under that name. A name ending in
+ * ` valid_until <ms>` (Hyperliquid's form) approves the agent until that block time only; the
+ * name is what precedes the suffix.
  */
 export function approveAgent(state: ExchangeState, acct: Account, action: ApproveAgentAction, nonce: number): ExchangeError | null {
   if (action.nonce !== nonce) return exchangeError('INVALID_ACTION', 'approveAgent nonce must equal the request nonce');
+  const suffix = VALID_UNTIL.exec(action.agentName);
+  const name = suffix === null ? action.agentName : (suffix[1] as string);
+  const validUntil = suffix === null ? undefined : Number(suffix[2]);
+  if (validUntil !== undefined && (validUntil <= state.time || validUntil > state.time + MAX_AGENT_VALIDITY_MS)) {
+    return exchangeError('INVALID_ACTION', `valid_until ${validUntil} must be after the block time and at most 180 days ahead`);
+  }
   const list = state.agentsOf.get(acct.address) ?? [];
-  const existing = list.find((a) => a.name === action.agentName);
+  const existing = list.find((a) => a.name === name);
   if (action.agentAddress === ZERO) {
-    if (existing === undefined) return exchangeError('INVALID_ACTION', `no agent named "${action.agentName}" to revoke`);
-    state.agents.delete(existing.address);
+    if (existing === undefined) return exchangeError('INVALID_ACTION', `no agent named "${name}" to revoke`);
+    forgetAgent(state, existing.address);
     setAgents(state, acct.address, list.filter((a) => a !== existing));
     return null;
   }
@@ -34,16 +46,23 @@ export function approveAgent(state: ExchangeState, acct: Account, action: Approv
   if (owner === acct.address && existing?.address !== action.agentAddress) {
     return exchangeError('INVALID_ACTION', 'this agent is already approved under another name');
   }
-  if (existing === undefined && action.agentName !== '' && list.filter((a) => a.name !== '').length >= MAX_NAMED_AGENTS) {
+  if (existing === undefined && name !== '' && list.filter((a) => a.name !== '').length >= MAX_NAMED_AGENTS) {
     return exchangeError('INVALID_ACTION', `at most ${MAX_NAMED_AGENTS} named agents per account`);
   }
-  if (existing !== undefined) state.agents.delete(existing.address);
+  if (existing !== undefined) forgetAgent(state, existing.address);
   state.agents.set(action.agentAddress, acct.address);
-  setAgents(state, acct.address, [...list.filter((a) => a !== existing), { address: action.agentAddress, name: action.agentName }]);
+  if (validUntil !== undefined) state.agentExpiry.set(action.agentAddress, validUntil);
+  const entry = validUntil === undefined ? { address: action.agentAddress, name } : { address: action.agentAddress, name, validUntil };
+  setAgents(state, acct.address, [...list.filter((a) => a !== existing), entry]);
   return null;
 }
 
-function setAgents(state: ExchangeState, user: string, list: { address: string; name: string }[]): void {
+function forgetAgent(state: ExchangeState, agent: Address): void {
+  state.agents.delete(agent);
+  state.agentExpiry.delete(agent);
+}
+
+function setAgents(state: ExchangeState, user: string, list: { address: string; name: string; validUntil?: number }[]): void {
   if (list.length === 0) state.agentsOf.delete(user);
   else state.agentsOf.set(user, list);
 }

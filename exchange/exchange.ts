@@ -277,7 +277,7 @@ export function knownSigner(exchange: Exchange, candidates: Iterable<{ address: 
 export function knownHyperliquidSigner(exchange: Exchange, candidates: Iterable<Address>, vault: Address | null): Address | null {
   const { state } = exchange;
   for (const address of candidates) {
-    if (vault !== null ? state.mayActFor(address, vault) : state.accounts.has(address) || state.agents.has(address)) return address;
+    if (vault !== null ? state.mayActFor(address, vault) : state.accounts.has(address) || state.agentOf(address) !== undefined) return address;
   }
   return null;
 }
@@ -286,5 +286,5 @@ export function knownHyperliquidSigner(exchange: Exchange, candidates: Iterable<
 export function hyperliquidVault(exchange: Exchange, signer: Address, vault: Address | null): Address | null {
   if (vault !== null) return vault;
   const { state } = exchange;
-  return state.accounts.has(signer) ? null : state.agents.get(signer) ?? null;
+  return state.accounts.has(signer) ? null : state.agentOf(signer) ?? null;
 }

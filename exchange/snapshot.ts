@@ -64,7 +64,7 @@ interface Snapshot {
   markets: MarketSnapshot[];
   nonces: [string, number[]][];
   agents: [string, string][];
-  agentsOf: [string, { address: string; name: string }[]][];
+  agentsOf: [string, { address: string; name: string; validUntil?: number }[]][];
   subAccounts: [string, { name: string; address: string }[]][];
   tpslChildren: [number, number[]][];
   /**
@@ -388,7 +388,10 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   }
   for (const [signer, nonces] of snap.nonces) state.nonces.set(signer, [...nonces]);
   for (const [agent, user] of snap.agents) state.agents.set(agent, user);
-  for (const [user, list] of snap.agentsOf) state.agentsOf.set(user, list.map((a) => ({ ...a })));
+  for (const [user, list] of snap.agentsOf) {
+    state.agentsOf.set(user, list.map((a) => ({ ...a })));
+    for (const a of list) if (a.validUntil !== undefined) state.agentExpiry.set(a.address, a.validUntil);
+  }
   for (const [master, list] of snap.subAccounts) {
     state.subAccounts.set(master, list.map((s) => ({ ...s })));
     for (const s of list) state.masterOf.set(s.address, master);

@@ -49,8 +49,10 @@ export class ExchangeState {
   /** Master -> its sub-accounts in creation order; sub-account -> master. */
   readonly subAccounts = new Map<Address, { name: string; address: Address }[]>();
   readonly masterOf = new Map<Address, Address>();
-  /** Account -> its agents in approval order, with their names ("" = unnamed). */
-  readonly agentsOf = new Map<Address, { address: Address; name: string }[]>();
+  /** Account -> its agents in approval order, with their names ("" = unnamed) and expiry (block ms) when approved with one. */
+  readonly agentsOf = new Map<Address, { address: Address; name: string; validUntil?: number }[]>();
+  /** Agents approved with an expiry (`valid_until`) -> the block time (ms) from which they no longer sign. Derived from `agentsOf`. */
+  readonly agentExpiry = new Map<Address, number>();
   /** Referral codes and referred accounts (referral.ts). */
   readonly referrals = new ReferralState();
   /**
@@ -180,10 +182,18 @@ export class ExchangeState {
    */
   mayActFor(signer: Address, owner: Address): boolean {
     if (signer === owner) return true;
-    const agentOf = this.agents.get(signer);
+    const agentOf = this.agentOf(signer);
     if (agentOf === owner) return true;
     const master = this.masterOf.get(owner);
     return master !== undefined && (signer === master || agentOf === master);
+  }
+
+  /** The account an agent signs for, or undefined when it is none (or its approval expired). */
+  agentOf(agent: Address): Address | undefined {
+    const owner = this.agents.get(agent);
+    if (owner === undefined || this.agentExpiry.size === 0) return owner;
+    const until = this.agentExpiry.get(agent);
+    return until !== undefined && this.time >= until ? undefined : owner;
   }
 
   /** Whether the account's position and orders on this market use isolated margin. */

@@ -318,7 +318,7 @@ export function coinOf(state: ExchangeState, asset: number): string | null {
 
 /** Hyperliquid's `extraAgents`: the account's agents with their names. */
 export function extraAgents(state: ExchangeState, user: Address) {
-  return (state.agentsOf.get(user) ?? []).map((a) => ({ address: a.address, name: a.name, validUntil: null }));
+  return (state.agentsOf.get(user) ?? []).map((a) => ({ address: a.address, name: a.name, validUntil: a.validUntil ?? null }));
 }
 
 /** Hyperliquid's `subAccounts`: each sub-account with its perp and spot state. */

@@ -324,3 +324,26 @@ t.test('random orders, modifies and cancels with builders: USDC conserved, build
   const restored = restoreExchange(h.ex.state.config, JSON.parse(JSON.stringify(snapshotState(h.ex.state))));
   t.equal(stateHash(restored.state), stateHash(h.ex.state));
 });
+
+t.test('an agent approved with valid_until signs until that block time, also after a snapshot', async (t) => {
+  const h = new Harness();
+  const agent = '0x00000000000000000000000000000000000a9e17';
+  const until = h.time + 10_000;
+  const approveAt = (name: string) => h.tx(A, { type: 'approveAgent', agentAddress: agent, agentName: name, nonce: h.time + 1 });
+  t.match(approveAt(`bot valid_until ${h.time + 181 * 86_400_000}`).result, { status: 'err', error: { message: /at most 180 days ahead/ } });
+  t.match(approveAt(`bot valid_until ${h.time}`).result, { status: 'err' }, 'not in the past');
+  ok(approveAt(`bot valid_until ${until}`));
+  t.same(h.ex.state.agentsOf.get(A), [{ address: agent, name: 'bot', validUntil: until }], 'the name without its suffix');
+  t.match(statuses(h.tx(agent, { type: 'order', orders: [lim(BTC, true, '90000', '0.1')], grouping: 'na' }, A)), [{ resting: {} }]);
+  // A restored state keeps the expiry (it lives with the agent in the snapshot).
+  const restored = restoreExchange(h.ex.state.config, JSON.parse(JSON.stringify(snapshotState(h.ex.state))));
+  t.equal(stateHash(restored.state), stateHash(h.ex.state));
+  h.idle(10_000);
+  t.match(h.tx(agent, { type: 'order', orders: [lim(BTC, true, '90000', '0.1')], grouping: 'na' }, A).result, { status: 'err', error: { code: 'AGENT_NOT_AUTHORIZED' } }, 'expired');
+  restored.beginBlock(restored.height + 1, h.time);
+  t.notOk(restored.state.mayActFor(agent, A), 'expired in the restored state too');
+  // Approving again under the same name replaces it, without expiry.
+  ok(approveAt('bot'));
+  t.ok(h.ex.state.mayActFor(agent, A));
+  t.equal(h.ex.state.agentExpiry.size, 0);
+});
