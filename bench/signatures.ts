@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { actionConnectionId, exchangeDomain, recoverSigner, type AuthConfig, type SignedFields } from '../exchange/index.ts';
+import { actionConnectionId, exchangeDomain, hyperliquidCandidates, l1ActionHash, recoverSigner, type AuthConfig, type SignedFields } from '../exchange/index.ts';
 import { agentDigest, bytesToHex, domainSeparator, nativeSecp256k1, recoverAddressNoble } from '../primitives/index.ts';
 import { WorkerPoolRecovery } from '../node/index.ts';
 
@@ -58,6 +58,7 @@ export async function benchSignatures(): Promise<void> {
   t0 = performance.now();
   const addresses = await Promise.all(reqs.map((r) => pool.recover(r, 'action')));
   const pooled = reqs.length / ((performance.now() - t0) / 1000);
+  const dialect = dialectRates(reqs.slice(0, 10_000));
   const mainBusy = performance.eventLoopUtilization(elu0).utilization;
   lag.disable();
   await pool.close();
@@ -66,7 +67,30 @@ export async function benchSignatures(): Promise<void> {
     '@noble/curves, main thread': { 'signatures/s': Math.round(noble) },
     [`native secp256k1 (${nativeSecp256k1 ? 'loaded' : 'missing'}), main thread`]: { 'signatures/s': Math.round(inline) },
     [`native, pool of ${workers} workers`]: { 'signatures/s': Math.round(pooled) },
+    'Hyperliquid L1 (msgpack hash), one chain, main thread': { 'signatures/s': Math.round(dialect.one) },
+    'Hyperliquid L1, both chains recovered, main thread': { 'signatures/s': Math.round(dialect.both) },
   });
   console.log(`main thread busy ${(mainBusy * 100).toFixed(0)}% while the pool was saturated (${((mainBusy * 1e6) / pooled).toFixed(1)} µs per signature)`);
   console.log(`event-loop delay while the pool was saturated: p50 ${(lag.percentile(50) / 1e6).toFixed(2)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(2)} ms, max ${(lag.max / 1e6).toFixed(2)} ms`);
+}
+
+/**
+ * The dialect's L1 recovery on the main thread: the msgpack hash and one recovery (the genesis
+ * accepts one Hyperliquid chain), and two (it accepts both, and the client's is the second).
+ */
+function dialectRates(reqs: SignedFields[]): { one: number; both: number } {
+  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
+  const sep = domainSeparator({ name: 'Exchange', version: '1', chainId: 1337, verifyingContract: '0x0000000000000000000000000000000000000000' });
+  const key = randomBytes(32);
+  const signed = reqs.map((r) => {
+    const digest = agentDigest(sep, 'b', l1ActionHash(r.action, r.nonce, null, null));
+    const { signature, recid } = native.ecdsaSign(digest, key);
+    return { action: r.action, nonce: r.nonce, vaultAddress: null, expiresAfter: null, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
+  });
+  const rate = (chains: ('Mainnet' | 'Testnet')[]) => {
+    const t0 = performance.now();
+    for (const r of signed) if (hyperliquidCandidates({ chains }, r).length === 0) throw new Error('a dialect signature did not recover');
+    return signed.length / ((performance.now() - t0) / 1000);
+  };
+  return { one: rate(['Testnet']), both: rate(['Mainnet', 'Testnet']) };
 }
