@@ -1,6 +1,8 @@
 // The WebSocket API on uWebSockets.js (path /ws): post requests (info and exchange, answered on
 // channel `post` with the request's id), subscriptions with Hyperliquid's message shapes pushed
 // from committed blocks, ping/pong. Slow consumers are cut off by uWS's backpressure limit.
+// Path /hyperliquid/ws serves the Hyperliquid dialect (rpc/hyperliquid/ws.ts) on the same
+// connections' limits, idle rule and pub/sub; its connections never enter the root's paths.
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { ExchangeEvent, FillRecord } from '../exchange/index.ts';
 import { canonicalize, normalizeAddress } from '../primitives/index.ts';
@@ -10,6 +12,7 @@ import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import type { Limits } from './limits.ts';
+import { HyperliquidWs, type WsCarrier } from './hyperliquid/ws.ts';
 
 /** A committed block as the streams need it; declared here, supplied by node/. */
 export interface FeedBlock {
@@ -68,8 +71,12 @@ type Subscription =
 
 interface Conn {
   readonly ip: string;
+  /** The root API's subscriptions (none on a dialect connection, whose own the dialect keeps). */
   readonly subs: Map<string, Subscription>;
+  readonly dialect: boolean;
 }
+
+type Socket = uWS.WebSocket<Conn>;
 
 /** Candle intervals of the spec. */
 const CANDLE_INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w'];
@@ -98,6 +105,7 @@ export class WsServer {
   private lastPublish = -Infinity;
   private publishTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribeFeed: () => void;
+  private readonly hyperliquid: HyperliquidWs<Socket>;
 
   constructor(
     private readonly api: NodeApi,
@@ -106,7 +114,19 @@ export class WsServer {
   ) {
     this.app = uWS.App();
     this.listener = new UwsListener(this.app);
-    this.app.ws<Conn>('/ws', {
+    this.hyperliquid = new HyperliquidWs(api, this.carrier());
+    this.app.ws<Conn>('/ws', this.behavior(false));
+    this.app.ws<Conn>('/hyperliquid/ws', this.behavior(true));
+    this.app.any('/*', (res) => {
+      res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'not_found', message: 'WebSocket endpoints are /ws and /hyperliquid/ws' }));
+    });
+    this.unsubscribeFeed = feed.onBlock((b) => this.onBlock(b));
+  }
+
+  /** One route's behavior: the root API's (`dialect` false) or the Hyperliquid dialect's; the same limits and rules. */
+  private behavior(dialect: boolean): uWS.WebSocketBehavior<Conn> {
+    const opts = this.opts;
+    return {
       idleTimeout: 60,
       sendPingsAutomatically: false,
       maxPayloadLength: 256 * 1024,
@@ -123,16 +143,20 @@ export class WsServer {
           });
           return;
         }
-        res.upgrade<Conn>({ ip, subs: new Map() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+        res.upgrade<Conn>({ ip, subs: new Map(), dialect }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
       },
       open: (ws) => {
         this.conns.add(ws);
         const ip = ws.getUserData().ip;
         this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+        if (dialect) this.hyperliquid.open(ws);
       },
-      message: (ws, message) => void this.onMessage(ws, Buffer.from(message).toString('utf8')),
+      message: dialect
+        ? (ws, message) => void this.hyperliquid.onMessage(ws, Buffer.from(message).toString('utf8'))
+        : (ws, message) => void this.onMessage(ws, Buffer.from(message).toString('utf8')),
       close: (ws) => {
         this.conns.delete(ws);
+        if (dialect) this.hyperliquid.close(ws);
         for (const sub of ws.getUserData().subs.values()) if (!isPublic(sub)) this.unindex(ws, sub.user);
         const ip = ws.getUserData().ip;
         this.countSubs(ip, -ws.getUserData().subs.size);
@@ -140,11 +164,43 @@ export class WsServer {
         if (n === 0) this.perIp.delete(ip);
         else this.perIp.set(ip, n);
       },
-    });
-    this.app.any('/*', (res) => {
-      res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'not_found', message: 'WebSocket endpoint is /ws' }));
-    });
-    this.unsubscribeFeed = feed.onBlock((b) => this.onBlock(b));
+    };
+  }
+
+  /** The dialect's view of this server: sends, the subscription limits, pub/sub. */
+  private carrier(): WsCarrier<Socket> {
+    return {
+      limits: this.opts.limits,
+      log: (line) => this.opts.log(line),
+      ip: (ws) => ws.getUserData().ip,
+      send: (ws, msg) => this.send(ws, msg),
+      sendText: (ws, text) => {
+        if (this.conns.has(ws)) ws.send(text, false);
+      },
+      alive: (ws) => this.conns.has(ws),
+      takeSubscription: (ws, held) => {
+        const refused = this.subscriptionRefused(ws.getUserData().ip, held);
+        if (refused === null) this.countSubs(ws.getUserData().ip, 1);
+        return refused;
+      },
+      releaseSubscriptions: (ws, n) => this.countSubs(ws.getUserData().ip, -n),
+      join: (ws, topic) => {
+        if (this.conns.has(ws)) ws.subscribe(topic);
+      },
+      leave: (ws, topic) => {
+        if (this.conns.has(ws)) ws.unsubscribe(topic);
+      },
+      publish: (topic, text) => this.app.publish(topic, text, false),
+      subscribers: (topic) => this.app.numSubscribers(topic),
+    };
+  }
+
+  /** Why a connection holding `held` subscriptions may not take one more, or null. */
+  private subscriptionRefused(ip: string, held: number): string | null {
+    const { wsSubscriptionsPerConnection: perConn, wsSubscriptionsPerIp: perIp } = this.opts.limits.config;
+    if (held >= perConn) return `At most ${perConn} subscriptions per connection`;
+    if ((this.subsPerIp.get(ip) ?? 0) >= perIp) return `At most ${perIp} subscriptions per IP (all its connections)`;
+    return null;
   }
 
   listen(): Promise<number> {
@@ -223,10 +279,9 @@ export class WsServer {
       return this.send(ws, { channel: 'subscriptionResponse', data: { method, subscription: raw } });
     }
     if (subs.has(key)) return this.error(ws, `Already subscribed: ${key}`);
-    const { wsSubscriptionsPerConnection: perConn, wsSubscriptionsPerIp: perIp } = this.opts.limits.config;
-    if (subs.size >= perConn) return this.error(ws, `At most ${perConn} subscriptions per connection`);
     const ip = ws.getUserData().ip;
-    if ((this.subsPerIp.get(ip) ?? 0) >= perIp) return this.error(ws, `At most ${perIp} subscriptions per IP (all its connections)`);
+    const refused = this.subscriptionRefused(ip, subs.size);
+    if (refused !== null) return this.error(ws, refused);
     subs.set(key, sub);
     this.countSubs(ip, 1);
     if (!isPublic(sub)) (this.byUser.get(sub.user) ?? this.byUser.set(sub.user, new Set()).get(sub.user)!).add(ws);
@@ -384,6 +439,7 @@ export class WsServer {
     const wait = this.lastPublish + this.publicInterval() - performance.now();
     if (wait <= 0) this.publishPublic();
     else this.publishTimer ??= setTimeout(() => this.publishPublic(), wait);
+    this.hyperliquid.onBlock(b);
     if (fills.size + orders.size + fundings.size + notices.size === 0) return;
     const users = new Set([...fills.keys(), ...orders.keys(), ...fundings.keys(), ...notices.keys()]);
     for (const user of users) {
@@ -422,6 +478,7 @@ export class WsServer {
       }
       for (const msg of this.publicMessages(sub, p, book)) this.app.publish(topic, JSON.stringify(msg), false);
     }
+    this.hyperliquid.publish(p);
   }
 
   private sendUserStream(

@@ -1,0 +1,157 @@
+// The WebSocket dialect's vocabulary: its subscriptions parsed, its coin names, and the pushes'
+// shapes (@nktkas/hyperliquid's event types) built from the exchange's events.
+import type { FillRecord, FundingRecord, LedgerRecord, OrderStatus, OrderView } from '../../exchange/index.ts';
+import { normalizeAddress } from '../../primitives/index.ts';
+import type { NodeApi } from '../api.ts';
+
+/** A market as a subscription names it: `name` as the client sent it, `coin` the node's own. */
+export interface MarketRef {
+  readonly name: string;
+  readonly coin: string;
+  readonly kind: 'perp' | 'spot';
+  /** Index in `meta.universe` or `spotMeta.universe`. */
+  readonly index: number;
+}
+
+export const USER_TYPES = [
+  'userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification',
+  'clearinghouseState', 'openOrders', 'webData2', 'userNonFundingLedgerUpdates',
+] as const;
+export type UserType = (typeof USER_TYPES)[number];
+
+export type HlSubscription =
+  | { readonly type: 'allMids' }
+  | { readonly type: 'l2Book'; readonly market: MarketRef; readonly nSigFigs: number | null; readonly mantissa: number | null }
+  | { readonly type: 'trades' | 'bbo' | 'activeAssetCtx'; readonly market: MarketRef }
+  | { readonly type: 'candle'; readonly market: MarketRef; readonly interval: string }
+  | { readonly type: UserType; readonly user: string };
+
+export type HlPublicSubscription = Exclude<HlSubscription, { user: string }>;
+export type HlUserSubscription = Extract<HlSubscription, { user: string }>;
+export const isUserSubscription = (s: HlSubscription): s is HlUserSubscription => 'user' in s;
+
+/** Candle intervals of the spec (Hyperliquid's). */
+const CANDLE_INTERVALS = new Set(['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w']);
+const USER_TYPE_SET = new Set<string>(USER_TYPES);
+const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx', 'candle']);
+
+/**
+ * The market a dialect coin names: a perpetual by name, spot pair 0 by its "BASE/QUOTE" name, any
+ * pair by "@<pair index>" (and, as requests accept either form, a pair by its name); null if none.
+ */
+export function resolveMarket(api: NodeApi, name: string): MarketRef | null {
+  const perp = api.meta().universe.findIndex((u) => u.name === name);
+  if (perp >= 0) return { name, coin: name, kind: 'perp', index: perp };
+  const pairs = api.spotMeta().universe;
+  const at = /^@(\d{1,6})$/.exec(name);
+  const index = at !== null ? Number(at[1]) : pairs.findIndex((u) => u.name === name);
+  const pair = pairs[index];
+  return pair === undefined ? null : { name, coin: pair.name, kind: 'spot', index };
+}
+
+/** The dialect's name of a node coin: perpetuals and pair 0 keep theirs, other pairs are "@<pair index>". */
+export class CoinNames {
+  private names = new Map<string, string>();
+
+  constructor(private readonly api: NodeApi) {}
+
+  of(coin: string): string {
+    const known = this.names.get(coin);
+    if (known !== undefined) return known;
+    // A miss is a pair deployed since the last look (or a perpetual not seen yet): rebuild once.
+    const names = new Map<string, string>();
+    for (const u of this.api.meta().universe) names.set(u.name, u.name);
+    this.api.spotMeta().universe.forEach((u, i) => names.set(u.name, i === 0 ? u.name : `@${i}`));
+    this.names = names;
+    return names.get(coin) ?? coin;
+  }
+}
+
+type Body = Record<string, unknown>;
+const isBody = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** `dex` may be absent or "" (the one dex of this chain). */
+const mainDex = (s: Body) => s.dex === undefined || s.dex === null || s.dex === '';
+const nullish = (v: unknown) => v === undefined || v === null;
+
+/** A subscription of the dialect, or why it is invalid. */
+export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription | string {
+  if (!isBody(raw)) return 'not an object';
+  const type = raw.type;
+  if (type === 'allMids') return mainDex(raw) ? { type } : `unknown dex ${String(raw.dex)}`;
+  if (typeof type === 'string' && COIN_TYPES.has(type)) {
+    const market = typeof raw.coin === 'string' ? resolveMarket(api, raw.coin) : null;
+    if (market === null) return `unknown coin ${String(raw.coin)}`;
+    if (type === 'candle') {
+      if (typeof raw.interval !== 'string' || !CANDLE_INTERVALS.has(raw.interval)) return `unknown interval ${String(raw.interval)}`;
+      return { type, market, interval: raw.interval };
+    }
+    if (type === 'l2Book') {
+      const { nSigFigs, mantissa } = raw;
+      if (!nullish(nSigFigs) && !(typeof nSigFigs === 'number' && [2, 3, 4, 5].includes(nSigFigs))) return 'nSigFigs must be 2, 3, 4, 5 or null';
+      if (!nullish(mantissa) && !(nSigFigs === 5 && typeof mantissa === 'number' && [1, 2, 5].includes(mantissa))) return 'mantissa must be 1, 2 or 5, with nSigFigs 5';
+      return { type, market, nSigFigs: (nSigFigs as number | null | undefined) ?? null, mantissa: (mantissa as number | null | undefined) ?? null };
+    }
+    return { type: type as 'trades', market };
+  }
+  if (typeof type === 'string' && USER_TYPE_SET.has(type)) {
+    const user = normalizeAddress(raw.user);
+    if (user === null) return `invalid user ${String(raw.user)}`;
+    if ((type === 'clearinghouseState' || type === 'openOrders') && !mainDex(raw)) return `unknown dex ${String(raw.dex)}`;
+    if (type === 'userFills' && !nullish(raw.aggregateByTime) && typeof raw.aggregateByTime !== 'boolean') return 'aggregateByTime must be a boolean';
+    return { type: type as UserType, user };
+  }
+  return `unknown type ${String(type)}`;
+}
+
+/** A subscription's identity on its connection (and its topic, for public ones): the client's names, not the node's. */
+export function subscriptionKey(s: HlSubscription): string {
+  switch (s.type) {
+    case 'allMids':
+      return 'hl|allMids';
+    case 'l2Book':
+      return `hl|l2Book|${s.market.name}|${s.nSigFigs ?? ''}|${s.mantissa ?? ''}`;
+    case 'candle':
+      return `hl|candle|${s.market.name}|${s.interval}`;
+    case 'trades':
+    case 'bbo':
+    case 'activeAssetCtx':
+      return `hl|${s.type}|${s.market.name}`;
+    default:
+      return `hl|${s.type}|${s.user}`;
+  }
+}
+
+/** A fill as Hyperliquid's `UserFill` (dialect coin, `twapId`, `cloid` only when set). */
+export function hlFill(f: FillRecord, names: CoinNames) {
+  return {
+    coin: names.of(f.coin), px: f.px, sz: f.sz, side: f.side, time: f.time, startPosition: f.startPosition, dir: f.dir,
+    closedPnl: f.closedPnl, hash: f.hash, oid: f.oid, crossed: f.crossed, fee: f.fee, tid: f.tid,
+    ...(f.cloid === undefined ? {} : { cloid: f.cloid }),
+    ...(f.liquidation === undefined ? {} : { liquidation: f.liquidation }),
+    feeToken: f.feeToken, twapId: null,
+  };
+}
+
+/** An order change as an `orderUpdates` entry (`OpenOrder`: `cloid` and `reduceOnly` only when set). */
+export function hlOrderUpdate(order: OrderView, status: OrderStatus, statusTimestamp: number, names: CoinNames) {
+  const o = {
+    coin: names.of(order.coin), side: order.side, limitPx: order.limitPx, sz: order.sz, oid: order.oid, timestamp: order.timestamp, origSz: order.origSz,
+    ...(order.cloid === null ? {} : { cloid: order.cloid }),
+    ...(order.reduceOnly ? { reduceOnly: true as const } : {}),
+  };
+  return { order: o, status, statusTimestamp };
+}
+
+/** A funding payment as `userFundings` / `userEvents` entries (`nSamples` is not recorded: null). */
+export function hlFunding(f: FundingRecord, names: CoinNames) {
+  return { time: f.time, coin: names.of(f.coin), usdc: f.usdc, szi: f.szi, fundingRate: f.fundingRate, nSamples: null };
+}
+
+/**
+ * A ledger change as a `userNonFundingLedgerUpdates` entry. A deposit is Hyperliquid's; a withdrawal
+ * and its refund keep the node's fields (the event carries the withdrawal id, not Hyperliquid's nonce).
+ */
+export function hlLedgerUpdate(l: LedgerRecord) {
+  const delta = l.delta.type === 'deposit' ? { type: 'deposit' as const, usdc: l.delta.usdc } : l.delta;
+  return { time: l.time, hash: l.hash, delta };
+}
