@@ -35,21 +35,34 @@ const CANDLE_INTERVALS = new Set(['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4
 const USER_TYPE_SET = new Set<string>(USER_TYPES);
 const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx', 'candle']);
 
+/** The dialect's name of spot pair `index`: "BASE/QUOTE" for pair 0 (as Hyperliquid's PURR/USDC), "@<index>" for the others. */
+function pairDialectName(api: NodeApi, index: number): string {
+  if (index !== 0) return `@${index}`;
+  const { tokens, universe } = api.spotMeta();
+  const name = (t: number | undefined) => tokens.find((x) => x.index === t)?.name ?? String(t);
+  const pair = universe[0];
+  return pair === undefined ? '@0' : `${name(pair.tokens[0])}/${name(pair.tokens[1])}`;
+}
+
 /**
- * The market a dialect coin names: a perpetual by name, spot pair 0 by its "BASE/QUOTE" name, any
- * pair by "@<pair index>" (and, as requests accept either form, a pair by its name); null if none.
+ * The market a dialect coin names: a perpetual by name, spot pair 0 by "BASE/QUOTE", any pair by
+ * "@<pair index>" (requests accept either form, so a pair also by "BASE/QUOTE"); null if none.
  */
 export function resolveMarket(api: NodeApi, name: string): MarketRef | null {
   const perp = api.meta().universe.findIndex((u) => u.name === name);
   if (perp >= 0) return { name, coin: name, kind: 'perp', index: perp };
-  const pairs = api.spotMeta().universe;
+  const { tokens, universe: pairs } = api.spotMeta();
   const at = /^@(\d{1,6})$/.exec(name);
-  const index = at !== null ? Number(at[1]) : pairs.findIndex((u) => u.name === name);
+  const tokenName = (t: number | undefined) => tokens.find((x) => x.index === t)?.name;
+  const index = at !== null ? Number(at[1]) : pairs.findIndex((u) => `${tokenName(u.tokens[0])}/${tokenName(u.tokens[1])}` === name);
   const pair = pairs[index];
   return pair === undefined ? null : { name, coin: pair.name, kind: 'spot', index };
 }
 
-/** The dialect's name of a node coin: perpetuals and pair 0 keep theirs, other pairs are "@<pair index>". */
+/** The name an info request gets for a market: the perpetual's, or "@<pair index>" (both dialects take it). */
+export const infoCoin = (m: MarketRef): string => (m.kind === 'perp' ? m.name : `@${m.index}`);
+
+/** The dialect's name of a node coin: perpetuals keep theirs, pairs per `pairDialectName`. */
 export class CoinNames {
   private names = new Map<string, string>();
 
@@ -61,7 +74,7 @@ export class CoinNames {
     // A miss is a pair deployed since the last look (or a perpetual not seen yet): rebuild once.
     const names = new Map<string, string>();
     for (const u of this.api.meta().universe) names.set(u.name, u.name);
-    this.api.spotMeta().universe.forEach((u, i) => names.set(u.name, i === 0 ? u.name : `@${i}`));
+    this.api.spotMeta().universe.forEach((u, i) => names.set(u.name, pairDialectName(this.api, i)));
     this.names = names;
     return names.get(coin) ?? coin;
   }

@@ -9,7 +9,7 @@ import type { NodeApi } from '../api.ts';
 import { handleHyperliquidExchange } from './exchange.ts';
 import { handleHyperliquidInfo } from './info.ts';
 import {
-  CoinNames, hlFill, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
+  CoinNames, infoCoin, hlFill, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
   type HlPublicSubscription, type HlSubscription, type HlUserSubscription,
 } from './ws-shapes.ts';
 
@@ -243,7 +243,7 @@ export class HyperliquidWs<S> {
     switch (sub.type) {
       case 'l2Book': {
         if (!touched) return [];
-        const body = { type: 'l2Book', coin: market.name, ...(sub.nSigFigs === null ? {} : { nSigFigs: sub.nSigFigs }), ...(sub.mantissa === null ? {} : { mantissa: sub.mantissa }) };
+        const body = { type: 'l2Book', coin: infoCoin(market), ...(sub.nSigFigs === null ? {} : { nSigFigs: sub.nSigFigs }), ...(sub.mantissa === null ? {} : { mantissa: sub.mantissa }) };
         return [{ channel: 'l2Book', data: { ...(await info(body) as object), coin: market.name } }];
       }
       case 'bbo': {

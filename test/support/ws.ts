@@ -7,7 +7,14 @@ export async function connect(url: string) {
   const inbox: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
   const waiters: (() => void)[] = [];
   ws.on('message', (data) => {
-    inbox.push(JSON.parse(data.toString()));
+    const text = data.toString();
+    let m: unknown = text; // a text frame that is not JSON stays a string
+    try {
+      m = JSON.parse(text);
+    } catch {
+      // kept as text
+    }
+    inbox.push(m);
     waiters.splice(0).forEach((w) => w());
   });
   await new Promise<void>((resolve, reject) => {
