@@ -3,6 +3,8 @@ export type { NodeApi, ExchangeRequest, SubmitOutcome, SignedVerdict, MarketRule
 export { RestServer, type RestServerOptions } from './rest-server.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
+/** The WebSocket dialect's vocabulary (coin names, subscription checks, push shapes), for tests. */
+export * as hyperliquidWsShapes from './hyperliquid/ws-shapes.ts';
 export { RateLimiter } from './rate-limiter.ts';
 export {
   Limits, RateLimitError, SPEC_RATE_LIMITS, DEVNET_RATE_LIMITS, RATE_LIMIT_PRESETS, RATE_LIMIT_SCOPES, rateLimitsFrom, infoWeight, infoExtraWeight, exchangeWeight,
