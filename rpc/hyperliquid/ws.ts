@@ -151,7 +151,7 @@ export class HyperliquidWs<S> {
     const echo = JSON.stringify(raw ?? null);
     const sub = parseHlSubscription(this.api, raw);
     // Hyperliquid's texts; a client finds the request by the JSON they end with.
-    if (typeof sub === 'string') return this.error(ws, `Invalid subscription ${echo}: ${sub}`);
+    if (typeof sub === 'string') return this.error(ws, `Invalid subscription ${echo}: ${plain(sub)}`);
     const key = subscriptionKey(sub);
     if (method === 'unsubscribe') {
       if (!c.subs.delete(key)) return this.error(ws, `Already unsubscribed: ${echo}`);
@@ -184,7 +184,7 @@ export class HyperliquidWs<S> {
 
   private failed(ws: S, sub: HlSubscription, err: unknown): void {
     if (!(err instanceof HttpError)) this.carrier.log(`hyperliquid ws ${sub.type} failed: ${(err as Error).stack ?? String(err)}`);
-    this.error(ws, `${sub.type} failed: ${err instanceof Error ? err.message : String(err)}`);
+    this.error(ws, `${sub.type} failed: ${plain(err instanceof Error ? err.message : String(err))}`);
   }
 
   private enqueue(ws: S, c: HlConn, message: () => unknown): void {
@@ -193,7 +193,7 @@ export class HyperliquidWs<S> {
         const m = await message();
         if (m !== undefined) this.carrier.send(ws, m);
       })
-      .catch((err: unknown) => this.error(ws, `push failed: ${err instanceof Error ? err.message : String(err)}`));
+      .catch((err: unknown) => this.error(ws, `push failed: ${plain(err instanceof Error ? err.message : String(err))}`));
   }
 
   private unindex(ws: S, user: string): void {
@@ -324,6 +324,12 @@ export class HyperliquidWs<S> {
     }
   }
 }
+
+/**
+ * Text for an error message without braces: clients (@nktkas/hyperliquid) match an error to its
+ * request by the one JSON object in it, and parse whatever sits between the first `{` and the last `}`.
+ */
+const plain = (text: string) => text.replace(/[{}]/g, '');
 
 /** The user-state streams: the info dialect's answer for the user, in the subscription's envelope. */
 async function userState(type: 'clearinghouseState' | 'openOrders' | 'webData2', user: string, info: Info): Promise<unknown> {

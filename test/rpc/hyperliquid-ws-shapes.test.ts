@@ -4,7 +4,7 @@ import t from 'tap';
 import type { FillRecord, OrderView } from '../../exchange/index.ts';
 import { hyperliquidWsShapes, type NodeApi } from '../../rpc/index.ts';
 
-const { CoinNames, hlFill, hlOrderUpdate, parseHlSubscription, resolveMarket } = hyperliquidWsShapes;
+const { CoinNames, hlFill, hlFunding, hlLedgerUpdate, hlOrderUpdate, parseHlSubscription, resolveMarket } = hyperliquidWsShapes;
 
 const api = {
   meta: () => ({ universe: [{ name: 'BTC' }] }),
@@ -50,5 +50,7 @@ t.test('pushes: dialect coin, twapId, optional fields absent when unset', async 
     orderType: 'Limit', tif: 'Gtc', isTrigger: false, triggerCondition: 'N/A', triggerPx: '0.0', isPositionTpsl: false, children: [],
   } satisfies OrderView;
   t.same(hlOrderUpdate(order, 'open', 5, names), { order: { coin: 'BTC', side: 'A', limitPx: '100', sz: '1', oid: 3, timestamp: 5, origSz: '1' }, status: 'open', statusTimestamp: 5 });
+  t.same(hlFunding({ time: 1, coin: 'BTC', usdc: '-0.5', szi: '2', fundingRate: '0.0001' }, names), { time: 1, coin: 'BTC', usdc: '-0.5', szi: '2', fundingRate: '0.0001', nSamples: null });
+  t.same(hlLedgerUpdate({ time: 2, hash: '0x02', delta: { type: 'deposit', usdc: '100', chainId: 1 } }), { time: 2, hash: '0x02', delta: { type: 'deposit', usdc: '100' } });
   t.same(hlOrderUpdate({ ...order, cloid: '0x' + '00'.repeat(16), reduceOnly: true }, 'canceled', 6, names).order, { coin: 'BTC', side: 'A', limitPx: '100', sz: '1', oid: 3, timestamp: 5, origSz: '1', cloid: '0x' + '00'.repeat(16), reduceOnly: true });
 });
