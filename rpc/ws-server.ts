@@ -73,7 +73,6 @@ interface Conn {
   readonly ip: string;
   /** The root API's subscriptions (none on a dialect connection, whose own the dialect keeps). */
   readonly subs: Map<string, Subscription>;
-  readonly dialect: boolean;
 }
 
 type Socket = uWS.WebSocket<Conn>;
@@ -143,7 +142,7 @@ export class WsServer {
           });
           return;
         }
-        res.upgrade<Conn>({ ip, subs: new Map(), dialect }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+        res.upgrade<Conn>({ ip, subs: new Map() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
       },
       open: (ws) => {
         this.conns.add(ws);
