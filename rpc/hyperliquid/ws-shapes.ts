@@ -14,8 +14,8 @@ export interface MarketRef {
 }
 
 export const USER_TYPES = [
-  'userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification',
-  'clearinghouseState', 'openOrders', 'webData2', 'userNonFundingLedgerUpdates',
+  'userFills', 'orderUpdates', 'userEvents', 'userFundings', 'notification', 'userNonFundingLedgerUpdates', 'userHistoricalOrders',
+  'clearinghouseState', 'openOrders', 'webData2', 'spotState', 'twapStates', 'userTwapSliceFills', 'userTwapHistory',
 ] as const;
 export type UserType = (typeof USER_TYPES)[number];
 
@@ -24,7 +24,8 @@ export type HlSubscription =
   | { readonly type: 'l2Book'; readonly market: MarketRef; readonly nSigFigs: number | null; readonly mantissa: number | null }
   | { readonly type: 'trades' | 'bbo' | 'activeAssetCtx'; readonly market: MarketRef }
   | { readonly type: 'candle'; readonly market: MarketRef; readonly interval: string }
-  | { readonly type: UserType; readonly user: string };
+  | { readonly type: UserType; readonly user: string }
+  | { readonly type: 'activeAssetData'; readonly user: string; readonly market: MarketRef };
 
 export type HlPublicSubscription = Exclude<HlSubscription, { user: string }>;
 export type HlUserSubscription = Extract<HlSubscription, { user: string }>;
@@ -33,7 +34,7 @@ export const isUserSubscription = (s: HlSubscription): s is HlUserSubscription =
 /** Candle intervals of the spec (Hyperliquid's). */
 const CANDLE_INTERVALS = new Set(['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w']);
 const USER_TYPE_SET = new Set<string>(USER_TYPES);
-const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx', 'candle']);
+const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx', 'activeAssetData', 'candle']);
 
 /** The dialect's name of spot pair `index`: "BASE/QUOTE" for pair 0 (as Hyperliquid's PURR/USDC), "@<index>" for the others. */
 function pairDialectName(api: NodeApi, index: number): string {
@@ -94,6 +95,11 @@ export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription 
   if (typeof type === 'string' && COIN_TYPES.has(type)) {
     const market = typeof raw.coin === 'string' ? resolveMarket(api, raw.coin) : null;
     if (market === null) return `unknown coin ${String(raw.coin)}`;
+    if (type === 'activeAssetData') {
+      const user = normalizeAddress(raw.user);
+      if (user === null) return `invalid user ${String(raw.user)}`;
+      return market.kind === 'perp' ? { type, user, market } : `activeAssetData is for perpetuals, not ${market.name}`;
+    }
     if (type === 'candle') {
       if (typeof raw.interval !== 'string' || !CANDLE_INTERVALS.has(raw.interval)) return `unknown interval ${String(raw.interval)}`;
       return { type, market, interval: raw.interval };
@@ -109,7 +115,7 @@ export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription 
   if (typeof type === 'string' && USER_TYPE_SET.has(type)) {
     const user = normalizeAddress(raw.user);
     if (user === null) return `invalid user ${String(raw.user)}`;
-    if ((type === 'clearinghouseState' || type === 'openOrders') && !mainDex(raw)) return `unknown dex ${String(raw.dex)}`;
+    if ((type === 'clearinghouseState' || type === 'openOrders' || type === 'twapStates') && !mainDex(raw)) return `unknown dex ${String(raw.dex)}`;
     if (type === 'userFills' && !nullish(raw.aggregateByTime) && typeof raw.aggregateByTime !== 'boolean') return 'aggregateByTime must be a boolean';
     return { type: type as UserType, user };
   }
@@ -129,6 +135,8 @@ export function subscriptionKey(s: HlSubscription): string {
     case 'bbo':
     case 'activeAssetCtx':
       return `hl|${s.type}|${s.market.name}`;
+    case 'activeAssetData':
+      return `hl|${s.type}|${s.user}|${s.market.name}`;
     default:
       return `hl|${s.type}|${s.user}`;
   }
@@ -153,6 +161,11 @@ export function hlOrderUpdate(order: OrderView, status: OrderStatus, statusTimes
     ...(order.reduceOnly ? { reduceOnly: true as const } : {}),
   };
   return { order: o, status, statusTimestamp };
+}
+
+/** An order as Hyperliquid's `FrontendOpenOrder` (`historicalOrders`), children included. */
+export function hlFrontendOrder(order: OrderView, names: CoinNames): OrderView {
+  return { ...order, coin: names.of(order.coin), children: order.children.map((c) => hlFrontendOrder(c, names)) };
 }
 
 /** A funding payment as `userFundings` / `userEvents` entries (`nSamples` is not recorded: null). */

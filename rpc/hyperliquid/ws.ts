@@ -1,7 +1,8 @@
 // The Hyperliquid dialect of the WebSocket API (`/hyperliquid/ws`): Hyperliquid's post envelope
 // (`info` / `action` / `error` responses matched by id), its subscriptions with the dialect's coin
-// names and shapes, and the user-state streams (clearinghouseState, openOrders, webData2) pushed
-// after each block that touches the user. It rides on the server's connections, limits and pub/sub.
+// names and shapes, and the user-state streams (clearinghouseState, openOrders, webData2, spotState,
+// activeAssetData) pushed after each block that touches the user. It rides on the server's
+// connections, limits and pub/sub.
 import type { FeedBlock } from '../ws-server.ts';
 import { HttpError, badRequest } from '../http-errors.ts';
 import type { Limits } from '../limits.ts';
@@ -9,7 +10,7 @@ import type { NodeApi } from '../api.ts';
 import { handleHyperliquidExchange } from './exchange.ts';
 import { handleHyperliquidInfo } from './info.ts';
 import {
-  CoinNames, infoCoin, hlFill, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
+  CoinNames, infoCoin, hlFill, hlFrontendOrder, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
   type HlPublicSubscription, type HlSubscription, type HlUserSubscription,
 } from './ws-shapes.ts';
 
@@ -51,6 +52,8 @@ interface HlConn {
 interface UserBlock {
   fills: unknown[];
   orders: unknown[];
+  /** The same order changes as `historicalOrders` entries. */
+  history: unknown[];
   fundings: ReturnType<typeof hlFunding>[];
   notices: string[];
   ledger: unknown[];
@@ -226,12 +229,17 @@ export class HyperliquidWs<S> {
       }
       case 'userNonFundingLedgerUpdates':
         return { channel: sub.type, data: { isSnapshot: true, user, nonFundingLedgerUpdates: await info({ type: sub.type, user, startTime: 0 }) } };
-      case 'clearinghouseState':
-      case 'openOrders':
-      case 'webData2':
-        return userState(sub.type, user, info);
+      case 'userHistoricalOrders':
+        return { channel: sub.type, data: { isSnapshot: true, user, orderHistory: await info({ type: 'historicalOrders', user }) } };
+      // This chain has no TWAP orders: every account's TWAP streams are empty, as for one that never used them.
+      case 'twapStates':
+        return { channel: sub.type, data: { dex: '', user, states: [] } };
+      case 'userTwapSliceFills':
+        return { channel: sub.type, data: { isSnapshot: true, user, twapSliceFills: [] } };
+      case 'userTwapHistory':
+        return { channel: sub.type, data: { isSnapshot: true, user, history: [] } };
       default:
-        return undefined;
+        return STATE_TYPES.has(sub.type) ? userState(sub, info) : undefined;
     }
   }
 
@@ -291,12 +299,15 @@ export class HyperliquidWs<S> {
   onBlock(b: FeedBlock): void {
     if (this.byUser.size === 0) return;
     const users = new Map<string, UserBlock>();
-    const of = (user: string) => users.get(user) ?? users.set(user, { fills: [], orders: [], fundings: [], notices: [], ledger: [] }).get(user)!;
+    const of = (user: string) => users.get(user) ?? users.set(user, { fills: [], orders: [], history: [], fundings: [], notices: [], ledger: [] }).get(user)!;
     for (const e of b.events) {
       if (!('user' in e) || !this.byUser.has(e.user)) continue;
       const u = of(e.user);
       if (e.kind === 'fill') u.fills.push(hlFill(e.fill, this.names));
-      else if (e.kind === 'order') u.orders.push(hlOrderUpdate(e.order, e.status, e.statusTimestamp, this.names));
+      else if (e.kind === 'order') {
+        u.orders.push(hlOrderUpdate(e.order, e.status, e.statusTimestamp, this.names));
+        u.history.push({ order: hlFrontendOrder(e.order, this.names), status: e.status, statusTimestamp: e.statusTimestamp });
+      }
       else if (e.kind === 'funding') u.fundings.push(hlFunding(e.funding, this.names));
       else if (e.kind === 'ledger') u.ledger.push(hlLedgerUpdate(e.ledger));
       else {
@@ -314,8 +325,8 @@ export class HyperliquidWs<S> {
         for (const sub of c.subs.values()) {
           if (!isUserSubscription(sub) || sub.user !== user) continue;
           for (const m of userMessages(sub, u)) this.enqueue(ws, c, () => m);
-          if (sub.type === 'clearinghouseState' || sub.type === 'openOrders' || sub.type === 'webData2') {
-            const state = userState(sub.type, user, info);
+          if (STATE_TYPES.has(sub.type)) {
+            const state = userState(sub, info);
             state.catch(() => {}); // awaited (and reported) on the chain
             this.enqueue(ws, c, () => state);
           }
@@ -331,12 +342,24 @@ export class HyperliquidWs<S> {
  */
 const plain = (text: string) => text.replace(/[{}]/g, '');
 
-/** The user-state streams: the info dialect's answer for the user, in the subscription's envelope. */
-async function userState(type: 'clearinghouseState' | 'openOrders' | 'webData2', user: string, info: Info): Promise<unknown> {
-  const data = await info({ type, user });
-  if (type === 'clearinghouseState') return { channel: type, data: { dex: '', user, clearinghouseState: data } };
-  if (type === 'openOrders') return { channel: type, data: { dex: '', user, orders: data } };
-  return { channel: type, data };
+/** The user-state streams: a snapshot on subscribe, then one after each block that touches the user. */
+const STATE_TYPES = new Set<HlUserSubscription['type']>(['clearinghouseState', 'openOrders', 'webData2', 'spotState', 'activeAssetData']);
+
+/** A user-state stream's message: the info dialect's answer for the user, in the subscription's envelope. */
+async function userState(sub: HlUserSubscription, info: Info): Promise<unknown> {
+  const { type, user } = sub;
+  switch (sub.type) {
+    case 'clearinghouseState':
+      return { channel: type, data: { dex: '', user, clearinghouseState: await info({ type, user }) } };
+    case 'openOrders':
+      return { channel: type, data: { dex: '', user, orders: await info({ type, user }) } };
+    case 'spotState':
+      return { channel: type, data: { user, spotState: await info({ type: 'spotClearinghouseState', user }) } };
+    case 'activeAssetData':
+      return { channel: type, data: { ...(await info({ type, user, coin: sub.market.name }) as object), user, coin: sub.market.name } };
+    default:
+      return { channel: type, data: await info({ type, user }) };
+  }
 }
 
 /** The messages one block's events of the user give an event stream of the user. */
@@ -347,6 +370,8 @@ function userMessages(sub: HlUserSubscription, u: UserBlock): unknown[] {
       return u.fills.length === 0 ? [] : [{ channel: 'userFills', data: { user, fills: u.fills } }];
     case 'orderUpdates':
       return u.orders.length === 0 ? [] : [{ channel: 'orderUpdates', data: u.orders }];
+    case 'userHistoricalOrders':
+      return u.history.length === 0 ? [] : [{ channel: sub.type, data: { user, orderHistory: u.history } }];
     case 'userFundings':
       return u.fundings.length === 0 ? [] : [{ channel: 'userFundings', data: { user, fundings: u.fundings } }];
     case 'userNonFundingLedgerUpdates':

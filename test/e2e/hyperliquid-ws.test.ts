@@ -35,10 +35,16 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
     subs.userFills({ user: A }, log('userFills')),
     subs.orderUpdates({ user: A }, log('orderUpdates')),
     subs.userEvents({ user: A }, log('userEvents')),
+  ]);
+  // (at most 10 requests in flight: the SDK hangs a listener per request on one signal)
+  await Promise.all([
     subs.clearinghouseState({ user: A }, log('clearinghouseState')),
     subs.openOrders({ user: A }, log('openOrders')),
+    subs.spotState({ user: A }, log('spotState')),
+    subs.twapStates({ user: A }, log('twapStates')),
+    subs.userTwapHistory({ user: A }, log('userTwapHistory')),
   ]);
-  await until('snapshots', () => ['l2Book', 'allMids', 'userFills', 'clearinghouseState', 'openOrders'].every((c) => got[c] !== undefined), 5000);
+  await until('snapshots', () => ['l2Book', 'allMids', 'userFills', 'clearinghouseState', 'openOrders', 'spotState', 'twapStates', 'userTwapHistory'].every((c) => got[c] !== undefined), 5000);
   t.same(last('l2Book').levels, [[], []], 'book snapshot');
   t.equal(last('l2Book').coin, 'BTC');
   t.match(last('allMids'), { mids: { BTC: String, ETH: String, SOL: String } });
@@ -46,6 +52,9 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
   t.match(last('userFills'), { isSnapshot: true, user: A, fills: [] });
   t.match(last('clearinghouseState'), { dex: '', user: A, clearinghouseState: { assetPositions: [] } });
   t.same(last('openOrders'), { dex: '', user: A, orders: [] });
+  t.match(last('spotState'), { user: A, spotState: { balances: [{ coin: 'USDC' }, { coin: 'SVC' }] } });
+  t.same(last('twapStates'), { dex: '', user: A, states: [] }, 'no TWAP on this chain: the empty state');
+  t.same(last('userTwapHistory'), { isSnapshot: true, user: A, history: [] });
 
   // webData2 has no SubscriptionClient method in this SDK version: the transport's own subscribe.
   const hasWebData2 = await info.webData2({ user: A }).then(() => true, () => false);
@@ -70,6 +79,7 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
   t.match(last('clearinghouseState').clearinghouseState.assetPositions, [{ position: { coin: 'BTC', szi: '-0.2' } }]);
   await until('the order update and the book after the fill', () => last('openOrders').orders[0]?.sz === '0.3' && last('l2Book').levels[1][0]?.sz === '0.3', 5000);
   t.ok(got.allMids!.length > 1, 'mids pushed after the trade');
+  t.ok(got.spotState!.length > 1, 'spot state pushed after a block touching the user');
   if (hasWebData2) {
     await until('webData2 pushed after the trade', () => (got.webData2?.length ?? 0) > 1, 5000);
     t.match(last('webData2'), { clearinghouseState: { assetPositions: [{ position: { coin: 'BTC' } }] } });

@@ -35,6 +35,8 @@ t.test('subscriptions: fields checked as Hyperliquid does', async (t) => {
   t.same(parseHlSubscription(api, { type: 'clearinghouseState', user: user.toUpperCase().replace('0X', '0x'), dex: '' }), { type: 'clearinghouseState', user });
   t.equal(parseHlSubscription(api, { type: 'openOrders', user, dex: 'xyz' }), 'unknown dex xyz');
   t.equal(parseHlSubscription(api, { type: 'allMids', dex: 'xyz' }), 'unknown dex xyz');
+  t.match(parseHlSubscription(api, { type: 'activeAssetData', user, coin: 'BTC' }), { type: 'activeAssetData', user, market: { kind: 'perp' } });
+  t.equal(parseHlSubscription(api, { type: 'activeAssetData', user, coin: '@1' }), 'activeAssetData is for perpetuals, not @1');
   t.equal(parseHlSubscription(api, { type: 'webData3', user }), 'unknown type webData3');
 });
 
