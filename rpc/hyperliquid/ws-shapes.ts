@@ -21,6 +21,8 @@ export type UserType = (typeof USER_TYPES)[number];
 
 export type HlSubscription =
   | { readonly type: 'allMids' }
+  | { readonly type: 'assetCtxs' }
+  | { readonly type: 'spotAssetCtxs' }
   | { readonly type: 'l2Book'; readonly market: MarketRef; readonly nSigFigs: number | null; readonly mantissa: number | null }
   | { readonly type: 'trades' | 'bbo' | 'activeAssetCtx'; readonly market: MarketRef }
   | { readonly type: 'candle'; readonly market: MarketRef; readonly interval: string }
@@ -91,7 +93,8 @@ const nullish = (v: unknown) => v === undefined || v === null;
 export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription | string {
   if (!isBody(raw)) return 'not an object';
   const type = raw.type;
-  if (type === 'allMids') return mainDex(raw) ? { type } : `unknown dex ${String(raw.dex)}`;
+  if (type === 'allMids' || type === 'assetCtxs') return mainDex(raw) ? { type } : `unknown dex ${String(raw.dex)}`;
+  if (type === 'spotAssetCtxs') return { type };
   if (typeof type === 'string' && COIN_TYPES.has(type)) {
     const market = typeof raw.coin === 'string' ? resolveMarket(api, raw.coin) : null;
     if (market === null) return `unknown coin ${String(raw.coin)}`;
@@ -126,7 +129,9 @@ export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription 
 export function subscriptionKey(s: HlSubscription): string {
   switch (s.type) {
     case 'allMids':
-      return 'hl|allMids';
+    case 'assetCtxs':
+    case 'spotAssetCtxs':
+      return `hl|${s.type}`;
     case 'l2Book':
       return `hl|l2Book|${s.market.name}|${s.nSigFigs ?? ''}|${s.mantissa ?? ''}`;
     case 'candle':

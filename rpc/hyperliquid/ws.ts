@@ -245,7 +245,14 @@ export class HyperliquidWs<S> {
 
   /** A public stream's messages: its snapshot (`p` null), or what the gathered blocks changed of it. */
   private async publicMessages(sub: HlPublicSubscription, p: PublicChanges | null, info: Info): Promise<unknown[]> {
-    if (sub.type === 'allMids') return p === null || p.touchedCoins.size > 0 ? [{ channel: 'allMids', data: { mids: await info({ type: 'allMids' }) } }] : [];
+    const changed = p === null || p.touchedCoins.size > 0;
+    if (sub.type === 'allMids') return changed ? [{ channel: 'allMids', data: { mids: await info({ type: 'allMids' }) } }] : [];
+    if (sub.type === 'assetCtxs' || sub.type === 'spotAssetCtxs') {
+      if (!changed) return [];
+      const perp = sub.type === 'assetCtxs';
+      const [, ctxs] = (await info({ type: perp ? 'metaAndAssetCtxs' : 'spotMetaAndAssetCtxs' })) as [unknown, unknown[]];
+      return [{ channel: sub.type, data: perp ? { dex: '', ctxs } : ctxs }];
+    }
     const { market } = sub;
     const touched = p === null || p.touchedCoins.has(market.coin);
     switch (sub.type) {

@@ -43,8 +43,9 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
     subs.spotState({ user: A }, log('spotState')),
     subs.twapStates({ user: A }, log('twapStates')),
     subs.userTwapHistory({ user: A }, log('userTwapHistory')),
+    subs.assetCtxs(log('assetCtxs')),
   ]);
-  await until('snapshots', () => ['l2Book', 'allMids', 'userFills', 'clearinghouseState', 'openOrders', 'spotState', 'twapStates', 'userTwapHistory'].every((c) => got[c] !== undefined), 5000);
+  await until('snapshots', () => ['l2Book', 'allMids', 'userFills', 'clearinghouseState', 'openOrders', 'spotState', 'twapStates', 'userTwapHistory', 'assetCtxs'].every((c) => got[c] !== undefined), 5000);
   t.same(last('l2Book').levels, [[], []], 'book snapshot');
   t.equal(last('l2Book').coin, 'BTC');
   t.match(last('allMids'), { mids: { BTC: String, ETH: String, SOL: String } });
@@ -55,6 +56,7 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
   t.match(last('spotState'), { user: A, spotState: { balances: [{ coin: 'USDC' }, { coin: 'SVC' }] } });
   t.same(last('twapStates'), { dex: '', user: A, states: [] }, 'no TWAP on this chain: the empty state');
   t.same(last('userTwapHistory'), { isSnapshot: true, user: A, history: [] });
+  t.match(last('assetCtxs'), { dex: '', ctxs: [{ markPx: '100000' }, { markPx: String }, { markPx: String }] });
 
   // webData2 has no SubscriptionClient method in this SDK version: the transport's own subscribe.
   const hasWebData2 = await info.webData2({ user: A }).then(() => true, () => false);
