@@ -173,16 +173,18 @@ export class HyperliquidWs<S> {
       // Block pushes queue behind the snapshot on the connection's chain.
       return this.enqueue(ws, c, () => this.userSnapshot(sub));
     }
-    void this.publicMessages(sub, null, this.infoCache()).then(
-      (msgs) => {
+    void this.publicMessages(sub, null, this.infoCache())
+      .catch((err: unknown) => {
+        this.failed(ws, sub, err); // the stream itself may still deliver: it joins all the same
+        return [];
+      })
+      .then((msgs) => {
         for (const m of msgs) this.carrier.send(ws, m);
         // Pushes start after the snapshot, and only while the connection and the subscription live.
         if (!this.carrier.alive(ws) || c.subs.get(key) !== sub) return;
         this.carrier.join(ws, key);
         this.topics.set(key, sub);
-      },
-      (err: unknown) => this.failed(ws, sub, err),
-    );
+      });
   }
 
   private failed(ws: S, sub: HlSubscription, err: unknown): void {
