@@ -7,7 +7,7 @@ import type { FeedBlock } from '../ws-server.ts';
 import { HttpError, badRequest } from '../http-errors.ts';
 import type { Limits } from '../limits.ts';
 import type { NodeApi } from '../api.ts';
-import { handleHyperliquidExchange } from './exchange.ts';
+import { UnprocessableBody, handleHyperliquidExchange } from './exchange.ts';
 import { handleHyperliquidInfo } from './info.ts';
 import {
   CoinNames, infoCoin, hlFill, hlFrontendOrder, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
@@ -143,8 +143,11 @@ export class HyperliquidWs<S> {
       }
       throw badRequest(`Unknown request type: ${String(request.type)}`);
     } catch (err) {
-      if (!(err instanceof HttpError)) this.carrier.log(`hyperliquid ws post failed: ${(err as Error).stack ?? String(err)}`);
-      return answer({ type: 'error', payload: err instanceof HttpError ? err.message : 'Internal server error' });
+      if (err instanceof HttpError) return answer({ type: 'error', payload: err.message });
+      // A request Hyperliquid's deserializer would refuse (422 over HTTP): its words, and what was wrong.
+      if (err instanceof UnprocessableBody) return answer({ type: 'error', payload: `${err.message}: ${err.detail}` });
+      this.carrier.log(`hyperliquid ws post failed: ${(err as Error).stack ?? String(err)}`);
+      return answer({ type: 'error', payload: 'Internal server error' });
     }
   }
 

@@ -1,12 +1,15 @@
 // The Hyperliquid dialect of the WebSocket API (/hyperliquid/ws) against a real node, driven by
-// @nktkas/hyperliquid's own WebSocketTransport, SubscriptionClient and InfoClient: pushes after a
-// trade placed through the spec's root /exchange, posts matched by id, errors matched to requests.
+// @nktkas/hyperliquid's own WebSocketTransport, SubscriptionClient, InfoClient and ExchangeClient:
+// pushes after a trade placed through the spec's root /exchange, info and action posts matched by
+// id, errors matched to their requests.
 // Then the dialect's vocabulary without a node (a second spot pair, which the devnet lacks).
 import t from 'tap';
 import WebSocket from 'ws';
 import type { FillRecord, OrderView } from '../../exchange/index.ts';
 import { hyperliquidWsShapes, type NodeApi } from '../../rpc/index.ts';
-import { InfoClient, SubscriptionClient, WebSocketTransport } from '@nktkas/hyperliquid';
+import { ExchangeClient, InfoClient, SubscriptionClient, WebSocketTransport } from '@nktkas/hyperliquid';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { limit, nextNonce, orderAction, startNode, wallets } from '../support/node.ts';
 import { until } from '../support/network.ts';
 import { signRequest } from '../support/signing.ts';
@@ -102,6 +105,13 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
   t.match(state, { status: 'fulfilled', value: { assetPositions: [{ position: { coin: 'BTC', szi: '-0.2' } }] } });
   t.match(bad, { status: 'rejected', reason: { name: 'WebSocketRequestError', message: /noSuchType/ } });
 
+  // Exchange posts: the SDK's ExchangeClient signs Hyperliquid's way and sends over the same socket.
+  const aliceX = new ExchangeClient({ wallet: privateKeyToAccount(DEV_ACCOUNTS[0]!.privateKey as `0x${string}`), transport });
+  const placed = await aliceX.order({ orders: [{ a: 1, b: true, p: '3000', s: '0.1', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' });
+  const ethOid = (placed.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;
+  await until('the order placed over WS pushed', () => got.orderUpdates!.some((u) => u[0].order.oid === ethOid), 5000);
+  t.match(got.orderUpdates!.find((u) => u[0].order.oid === ethOid), [{ order: { coin: 'ETH', side: 'B', limitPx: '3000', sz: '0.1' }, status: 'open' }]);
+
   // A bad subscription rejects its own subscribe.
   await t.rejects(subs.l2Book({ coin: 'DOGE' }, () => {}), { message: /^Invalid subscription \{.*"coin":"DOGE".*\}/ });
 
@@ -113,12 +123,12 @@ t.test('the SDK subscribes, gets pushes after a trade, posts and is told which p
   c.send({ method: 'post', id: 1, request: { type: 'info', payload: { type: 'allMids' } } });
   t.match(await c.next((m) => m.channel === 'post' && m.data.id === 1), { data: { id: 1, response: { type: 'info', payload: { type: 'allMids', data: { BTC: String } } } } });
 
-  // The action envelope, signed with the spec's scheme (the temporary exchange delegate's).
+  // The action envelope by hand: signed with the spec's scheme, which recovers nobody in Hyperliquid's.
   const req = await signRequest(alice, orderAction(limit(0, true, '90000', '0.01')), nextNonce());
   c.send({ method: 'post', id: 2, request: { type: 'action', payload: req } });
-  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 2), { data: { id: 2, response: { type: 'action', payload: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: Number } }] } } } } } });
-  c.send({ method: 'post', id: 3, request: { type: 'action', payload: req } });
-  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 3), { data: { id: 3, response: { type: 'error', payload: /nonce/i } } });
+  t.match(await c.next((m) => m.channel === 'post' && m.data.id === 2), { data: { id: 2, response: { type: 'action', payload: { status: 'err', response: /^User or API Wallet 0x[0-9a-f]{40} does not exist\.$/ } } } });
+  c.send({ method: 'post', id: 3, request: { type: 'action', payload: { action: req.action, signature: req.signature } } });
+  t.same(await c.next((m) => m.channel === 'post' && m.data.id === 3), { channel: 'post', data: { id: 3, response: { type: 'error', payload: 'Failed to deserialize the JSON body into the target type: nonce: missing' } } });
   c.send({ method: 'post', id: 4, request: { type: 'bogus', payload: {} } });
   t.same(await c.next((m) => m.channel === 'post' && m.data.id === 4), { channel: 'post', data: { id: 4, response: { type: 'error', payload: 'Unknown request type: bogus' } } });
 
