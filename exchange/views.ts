@@ -1,5 +1,5 @@
 // Read-only views of the state in the spec's (Hyperliquid's) response shapes.
-import { divRound, formatScaled, type Address } from '../primitives/index.ts';
+import { bytesToHex, divRound, formatScaled, keccak256, utf8, type Address } from '../primitives/index.ts';
 import { unrealizedPnl, initialMargin } from './account.ts';
 import { TOKEN_DECIMALS, USD_DECIMALS, USDC_TOKEN_INDEX } from './config.ts';
 import { bookOrderView, triggerOrderView, type OrderView } from './events.ts';
@@ -26,6 +26,18 @@ export function meta(state: ExchangeState) {
   };
 }
 
+/**
+ * A token's 16-byte id (Hyperliquid's `tokenId`): the first 16 bytes of keccak256 of the UTF-8
+ * text `<index>:<name>`, with the spec's index (USDC: `10000:USDC`). Fixed for the token's life.
+ */
+export function tokenId(index: number, name: string): string {
+  return bytesToHex(keccak256(utf8(`${index}:${name}`)).subarray(0, 16));
+}
+
+/** Base-unit volume of a market over the last 24 clock hours, in lots (node/ keeps it; 0 when unknown). */
+export type DayBaseVolume = (coin: string) => number;
+const noVolume: DayBaseVolume = () => 0;
+
 export function spotMeta(state: ExchangeState) {
   return {
     tokens: state.spotTokens.map((t) => ({
@@ -33,11 +45,14 @@ export function spotMeta(state: ExchangeState) {
       szDecimals: t.szDecimals,
       weiDecimals: t.weiDecimals,
       index: t.index,
+      tokenId: tokenId(t.index, t.name),
       isCanonical: true,
       // Hyperliquid's shape: {address, evm_extra_wei_decimals} when linked (no decimal shift here: the ERC-20 has weiDecimals).
       evmContract: t.evmContract === undefined ? null : { address: t.evmContract, evm_extra_wei_decimals: 0 },
       fullName: null,
       deployer: t.deployer ?? null,
+      // No deployer fee share exists on this chain: every spot fee stays with the exchange.
+      deployerTradingFeeShare: '0.0',
     })),
     universe: state.spots.map((m) => ({
       name: m.name,
@@ -51,7 +66,7 @@ export function spotMeta(state: ExchangeState) {
 const rate = (ppb: bigint) => formatScaled(ppb, 9);
 
 /** Hyperliquid's `metaAndAssetCtxs`: meta, then one context per perpetual in universe order. */
-export function metaAndAssetCtxs(state: ExchangeState) {
+export function metaAndAssetCtxs(state: ExchangeState, baseVolume: DayBaseVolume = noVolume) {
   const ctxs = state.perps.map((m) => {
     const bid = m.engine.bids.bestPx();
     const ask = m.engine.asks.bestPx();
@@ -65,6 +80,7 @@ export function metaAndAssetCtxs(state: ExchangeState) {
     const prev = prevDayPx(m);
     return {
       dayNtlVlm: usd(dayVolume(m)),
+      dayBaseVlm: formatScaled(baseVolume(m.name), m.szDecimals),
       funding: rate(fundingRate(state, m).rate),
       impactPxs: impactBid === null || impactAsk === null ? null : [formatScaled(impactBid, m.pxDecimals), formatScaled(impactAsk, m.pxDecimals)],
       markPx: formatScaled(state.markPx(m), m.pxDecimals),
@@ -97,10 +113,10 @@ export function tokenSupplies(state: ExchangeState): bigint[] {
 /**
  * Hyperliquid's `spotMetaAndAssetCtxs`: spotMeta, then one context per pair in universe order.
  * Supplies are of the base token, in 10^-8 units formatted as decimals (USDC: the balances on the
- * exchange). Spot markets keep no 24-hour ring yet: `dayNtlVlm` and `dayBaseVlm` are "0" and
- * `prevDayPx` is the mark (see docs/api.md).
+ * exchange). Spot markets keep no 24-hour ring in state: `dayNtlVlm` is "0", `dayBaseVlm` comes
+ * from node/'s candles, and `prevDayPx` is the mark (see docs/api.md).
  */
-export function spotMetaAndAssetCtxs(state: ExchangeState) {
+export function spotMetaAndAssetCtxs(state: ExchangeState, baseVolume: DayBaseVolume = noVolume) {
   const supplies = tokenSupplies(state);
   const ctxs = state.spots.map((m) => {
     const bid = m.engine.bids.bestPx();
@@ -111,7 +127,7 @@ export function spotMetaAndAssetCtxs(state: ExchangeState) {
     return {
       coin: m.name,
       dayNtlVlm: '0',
-      dayBaseVlm: '0',
+      dayBaseVlm: formatScaled(baseVolume(m.name), m.szDecimals),
       markPx: mark,
       midPx: bid === undefined || ask === undefined ? null : formatScaled(BigInt(bid) * 5n + BigInt(ask) * 5n, m.pxDecimals + 1),
       prevDayPx: mark,
@@ -430,4 +446,47 @@ export function validatorSummaries(state: ExchangeState) {
       isJailed: false,
       bridgeSigner: v.bridgeSigner ?? null,
     }));
+}
+
+/**
+ * Hyperliquid's `activeAssetData` on a perpetual: the user's leverage there, and what the free
+ * cross margin buys at that leverage each way (`[buy, sell]`), in USDC (`availableToTrade`) and in
+ * lots at the mark (`maxTradeSzs`); the side that reduces a position may also close it.
+ */
+export function activeAssetData(state: ExchangeState, user: Address, m: ExchangeState['perps'][number]) {
+  const acct = state.accounts.get(user);
+  const mark = state.markPx(m);
+  const lev = acct === undefined ? state.config.defaultLeverage : state.leverage(acct, m);
+  const isolated = acct !== undefined && state.isIsolated(acct, m);
+  let free = 0n;
+  let szi = 0;
+  if (acct !== undefined) {
+    const f = marginFigures(state, acct);
+    free = f.accountValue - f.positionMargin - acct.orderMargin - (acct.held.get(USDC_TOKEN_INDEX) ?? 0n);
+    if (free < 0n) free = 0n;
+    szi = acct.positions.get(m.asset)?.szi ?? 0;
+  }
+  const ntlPerLot = state.notional(m, mark, 1);
+  const side = (isBuy: boolean) => {
+    const closable = (isBuy && szi < 0) || (!isBuy && szi > 0) ? Math.abs(szi) : 0;
+    const lots = (ntlPerLot === 0n ? 0 : Number((free * BigInt(lev)) / ntlPerLot)) + closable;
+    return { ntl: free * BigInt(lev) + state.notional(m, mark, closable), lots };
+  };
+  const buy = side(true);
+  const sell = side(false);
+  return {
+    leverage: isolated ? { type: 'isolated' as const, value: lev, rawUsd: usd(acct?.positions.get(m.asset)?.margin ?? 0n) } : { type: 'cross' as const, value: lev },
+    maxTradeSzs: [formatScaled(buy.lots, m.szDecimals), formatScaled(sell.lots, m.szDecimals)] as [string, string],
+    availableToTrade: [usd(buy.ntl), usd(sell.ntl)] as [string, string],
+    markPx: formatScaled(mark, m.pxDecimals),
+  };
+}
+
+/** Hyperliquid's `userRole`: an approved agent, a sub-account, an account in state, or missing. */
+export function userRole(state: ExchangeState, user: Address) {
+  const owner = state.agents.get(user);
+  if (owner !== undefined) return { role: 'agent' as const, data: { user: owner } };
+  const master = state.masterOf.get(user);
+  if (master !== undefined) return { role: 'subAccount' as const, data: { master } };
+  return { role: state.accounts.has(user) ? ('user' as const) : ('missing' as const) };
 }

@@ -38,14 +38,43 @@ export interface CandleView {
   n: number;
 }
 
+const HOUR = 3_600_000;
+
 export class CandleBook {
   private readonly current = new Map<string, StoredCandle>();
+  /** Per coin, the hourly candles of the last 24 clock hours (for `dayBaseVlm`), oldest first. */
+  private readonly hours = new Map<string, StoredCandle[]>();
 
   constructor(private readonly exchange: Exchange) {}
 
   /** Seeds the candles in progress (from the store at start-up). */
   seed(candles: Iterable<StoredCandle>): void {
-    for (const c of candles) this.current.set(`${c.coin}|${c.interval}`, c);
+    for (const c of candles) {
+      this.current.set(`${c.coin}|${c.interval}`, c);
+      if (c.interval === '1h') this.keepHour(c);
+    }
+  }
+
+  /** Seeds the hourly candles before the one in progress (from the store at start-up). */
+  seedHours(candles: Iterable<StoredCandle>): void {
+    for (const c of candles) this.keepHour(c);
+  }
+
+  /** Base volume (lots) of the 24 clock hours up to `now`: this hour and the 23 before it, as state's notional ring. */
+  dayBaseVolume(coin: string, now: number): number {
+    const since = (Math.floor(now / HOUR) - 23) * HOUR;
+    let v = 0;
+    for (const c of this.hours.get(coin) ?? []) if (c.t >= since) v += c.v;
+    return v;
+  }
+
+  private keepHour(c: StoredCandle): void {
+    const list = this.hours.get(c.coin) ?? [];
+    if (list.some((h) => h.t === c.t)) return;
+    list.push(c);
+    list.sort((a, b) => a.t - b.t);
+    while (list.length > 24) list.shift();
+    this.hours.set(c.coin, list);
   }
 
   /** Folds a block's taker fills into the candles; returns the candles it changed. */
@@ -64,6 +93,7 @@ export class CandleBook {
         if (c === undefined || c.t !== t) {
           c = { coin: f.coin, interval, t, o: px, h: px, l: px, c: px, v: 0, n: 0 };
           this.current.set(key, c);
+          if (interval === '1h') this.keepHour(c);
         }
         c.h = Math.max(c.h, px);
         c.l = Math.min(c.l, px);

@@ -1,5 +1,5 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
-import { USD_DECIMALS, indexerViews, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
+import { SPOT_DEPLOY_FEE, TOKEN_DECIMALS, USD_DECIMALS, indexerViews, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
@@ -52,6 +52,7 @@ export function makeNodeApi(deps: {
 }): NodeApi {
   const { exchange, chain, store } = deps;
   const state = exchange.state;
+  const baseVolume = (coin: string) => deps.candles.dayBaseVolume(coin, state.time);
   return {
     submit: deps.submit,
     verifySigned: deps.verifySigned,
@@ -68,7 +69,7 @@ export function makeNodeApi(deps: {
       return m === undefined ? null : { name: m.name, szDecimals: m.szDecimals, minSz: formatScaled(m.minSz, m.szDecimals) };
     },
     meta: () => views.meta(state),
-    metaAndAssetCtxs: () => views.metaAndAssetCtxs(state),
+    metaAndAssetCtxs: () => views.metaAndAssetCtxs(state, baseVolume),
     async fundingHistory(coin, start, end) {
       const m = state.marketsByName.get(coin);
       return m === undefined || m.kind !== 'perp' ? null : store.fundingHistory(coin, start, end, TIME_RANGE_LIMIT);
@@ -79,9 +80,16 @@ export function makeNodeApi(deps: {
       return (await store.candleRange(coin, interval, start, end, CANDLE_LIMIT)).map((c) => deps.candles.view(c));
     },
     spotMeta: () => views.spotMeta(state),
-    spotMetaAndAssetCtxs: () => views.spotMetaAndAssetCtxs(state),
+    spotMetaAndAssetCtxs: () => views.spotMetaAndAssetCtxs(state, baseVolume),
     allMids: () => views.allMids(state),
-    l2Book: (coin) => views.l2Book(state, coin),
+    l2Book: (coin, depth) => views.l2Book(state, coin, depth),
+    activeAssetData(user, coin) {
+      const m = state.marketsByName.get(coin);
+      return m === undefined || m.kind !== 'perp' ? null : views.activeAssetData(state, user, m);
+    },
+    userRole: (user) => views.userRole(state, user),
+    tokenSupplies: () => views.tokenSupplies(state).map((v) => formatScaled(v, TOKEN_DECIMALS)),
+    spotDeployFee: () => formatScaled(SPOT_DEPLOY_FEE, USD_DECIMALS),
     clearinghouseState: (user) => views.clearinghouseState(state, user),
     spotClearinghouseState: (user) => views.spotClearinghouseState(state, user),
     async portfolio(user) {

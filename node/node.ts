@@ -379,6 +379,8 @@ export class SvcNode {
         const last = await store.lastCandle(m.name, interval);
         if (last !== undefined) candles.seed([last]);
       }
+      const since = (Math.floor(exchange.state.time / 3_600_000) - 23) * 3_600_000;
+      candles.seedHours(await store.candleRange(m.name, '1h', since, Number.MAX_SAFE_INTEGER, 24));
     }
     let fatal: unknown = null;
     const onFatal = (err: unknown): void => {

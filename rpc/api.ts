@@ -72,7 +72,15 @@ export interface NodeApi {
   spotMeta(): ReturnType<typeof views.spotMeta>;
   spotMetaAndAssetCtxs(): ReturnType<typeof views.spotMetaAndAssetCtxs>;
   allMids(): Record<string, string>;
-  l2Book(coin: string): ReturnType<typeof views.l2Book>;
+  /** `depth` levels a side (default 20, Hyperliquid's). */
+  l2Book(coin: string, depth?: number): ReturnType<typeof views.l2Book>;
+  /** Hyperliquid's `activeAssetData` figures on a perpetual by coin; null for an unknown or spot coin. */
+  activeAssetData(user: Address, coin: string): ReturnType<typeof views.activeAssetData> | null;
+  userRole(user: Address): ReturnType<typeof views.userRole>;
+  /** Each spot token's total supply (10^-8 units formatted), in token index order. */
+  tokenSupplies(): string[];
+  /** The fee of a `spotDeploy` of a token (USDC decimal string). */
+  spotDeployFee(): string;
   clearinghouseState(user: Address): ReturnType<typeof views.clearinghouseState>;
   spotClearinghouseState(user: Address): ReturnType<typeof views.spotClearinghouseState>;
   userFees(user: Address): Promise<unknown>;

@@ -83,13 +83,15 @@ export function signedFields(body: Record<string, unknown>): { nonce: number; si
   return { nonce, signature: { r: s.r, s: s.s, v: s.v }, vaultAddress };
 }
 
-/** Orders below their market's minimum size are malformed requests: 400 with field, min, provided. */
+/** Orders below their market's minimum size are malformed requests: 400 with field, min, provided (checked after precision). */
 export function checkMinimumSizes(api: NodeApi, action: Action): void {
   if (action.type !== 'order') return;
   action.orders.forEach((o, i) => {
     const rules = api.marketRules(o.asset);
     const d = parseDecimal(o.sz);
     if (rules === null || d === null) return; // the state machine names these per order
+    // Precision comes first: a size finer than szDecimals is the state machine's `Invalid size`.
+    if (toScaled(d, rules.szDecimals) === null) return;
     const min = parseDecimal(rules.minSz);
     const scale = Math.max(d.scale, min?.scale ?? 0);
     const sz = toScaled(d, scale);
