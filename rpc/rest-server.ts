@@ -1,4 +1,4 @@
-// The REST server on uWebSockets.js: /info, /exchange, /v1 (API keys included), /v4 and /stats.
+// The REST server on uWebSockets.js: /info, /exchange, /hyperliquid/info, /v1 (API keys included), /v4 and /stats.
 // Bodies are bounded; every answer is JSON with the spec's status codes; no request can take the
 // process down. Each route first takes from its rate limit (limits.ts).
 import uWS from '@trufflesuite/uws-js-unofficial';
@@ -7,6 +7,7 @@ import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError, STATUS_LINE } from './http-errors.ts';
 import { handleInfo } from './info.ts';
+import { handleHyperliquidInfo } from './hyperliquid/info.ts';
 import { parseJsonBody } from './request-checks.ts';
 import { spotOrderbook } from './v1.ts';
 import { fills } from './v1/fills.ts';
@@ -87,6 +88,26 @@ export class RestServer {
       const answer = await handleInfo(api, body);
       limits.infoAnswered(r.ip, body.type, answer);
       return { status: OK, body: answer };
+    });
+    // Hyperliquid's dialect: a body it cannot read as a request is its 422 in plain text.
+    this.post('/hyperliquid/info', async (r) => {
+      let body: Record<string, unknown>;
+      try {
+        body = parseJsonBody(r.body);
+      } catch {
+        limits.info(r.ip, {});
+        throw new UnprocessableBody('not a JSON object');
+      }
+      limits.info(r.ip, body);
+      try {
+        const answer = await handleHyperliquidInfo(api, body);
+        limits.infoAnswered(r.ip, body.type, answer);
+        return { status: OK, body: answer };
+      } catch (err) {
+        // An unknown type or a missing or malformed field: Hyperliquid's server cannot deserialize it.
+        if (err instanceof HttpError && err.key === 'bad_request') throw new UnprocessableBody(err.message);
+        throw err;
+      }
     });
     this.post('/exchange', async (r) => {
       let body: Record<string, unknown>;
