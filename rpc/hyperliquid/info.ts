@@ -9,6 +9,10 @@ import * as market from './market-info.ts';
 import * as account from './user-info.ts';
 
 type Body = Record<string, unknown>;
+
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+/** A validator as Hyperliquid writes it, 0x-prefixed hex: here its 32-byte ed25519 consensus key. */
+const validatorId = (key: string) => (key.startsWith('0x') ? key : `0x${key}`);
 type Handler = (api: NodeApi, body: Body) => unknown;
 type UserHandler = (api: NodeApi, body: Body, user: Address) => unknown;
 
@@ -59,8 +63,9 @@ const HANDLERS: Record<string, Handler> = {
   perpsAtOpenInterestCap: () => [], // no open interest caps on this chain
   validatorSummaries: (api) =>
     api.validatorSummaries().map((v) => ({
-      validator: v.validator,
-      signer: v.signer,
+      validator: validatorId(v.validator),
+      // The account that signs for it: its operator, else its bridge signer (a consensus key is ed25519, no address).
+      signer: v.signer ?? v.bridgeSigner ?? ZERO_ADDRESS,
       name: v.name,
       description: '',
       nRecentBlocks: 0,
@@ -95,7 +100,7 @@ const HANDLERS: Record<string, Handler> = {
   extraAgents: withUser((api, _b, user) => api.extraAgents(user)),
   referral: withUser((api, _b, user) => account.referral(api, user)),
   delegatorSummary: withUser((api, _b, user) => api.delegatorSummary(user)),
-  delegations: withUser((api, _b, user) => api.delegations(user)),
+  delegations: withUser((api, _b, user) => api.delegations(user).map((d) => ({ ...d, validator: validatorId(d.validator) }))),
   userRole: withUser((api, _b, user) => api.userRole(user)),
   activeAssetData: withUser(account.activeAssetData),
   webData2: withUser(webData2),
