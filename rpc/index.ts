@@ -20,3 +20,6 @@ export type {
   OpenInterestRow, RangeQuery, StatsTotals, TradeRow, TransferRow,
 } from './history-api.ts';
 export { svcActionOf, hyperliquidResponse, type Translation } from './hyperliquid/actions.ts';
+export { handleHyperliquidInfo, HYPERLIQUID_INFO_TYPES } from './hyperliquid/info.ts';
+export { aggregateSide } from './hyperliquid/l2-aggregate.ts';
+export { hlTokenIndex, svcTokenIndex, hlSpotCoin, svcCoinOfHl, coinNames } from './hyperliquid/names.ts';

@@ -60,12 +60,12 @@ const HANDLERS: Record<string, InfoHandler> = {
   referral: (api, body) => api.referral(requireAddress(body, 'user')),
   delegations: (api, body) => api.delegations(requireAddress(body, 'user')),
   validatorSummaries: (api) => api.validatorSummaries(),
-  userFills: (api, body) => api.userFills(requireAddress(body, 'user')),
+  userFills: async (api, body) => withTwapId(await api.userFills(requireAddress(body, 'user'))),
   userFillsByTime: async (api, body) => {
     const user = requireAddress(body, 'user');
     const { start, end } = timeRange(body);
     const fills = await api.userFillsByTime(user, start, end);
-    return body.aggregateByTime === true ? aggregateByTime(fills) : fills;
+    return withTwapId(body.aggregateByTime === true ? aggregateByTime(fills) : fills);
   },
   withdrawals: (api, body) => api.withdrawals(requireAddress(body, 'user')),
   bridge: (api) => api.bridge(),
@@ -100,6 +100,11 @@ function aggregateByTime(fills: Fill[]): Fill[] {
     } else out.push(f);
   }
   return out;
+}
+
+/** Hyperliquid's fill carries `twapId`; no TWAP orders exist here, so it is always null. */
+function withTwapId(fills: Fill[]): (Fill & { twapId: null })[] {
+  return fills.map((f) => ({ ...f, twapId: null }));
 }
 
 /** `startTime` (required, inclusive) and `endTime` (optional, exclusive). */

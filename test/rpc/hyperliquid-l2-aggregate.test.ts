@@ -1,6 +1,6 @@
 // l2Book aggregation of the Hyperliquid dialect: significant figures and mantissa, bids down, asks up.
 import t from 'tap';
-import { aggregateSide } from '../../rpc/hyperliquid/l2-aggregate.ts';
+import { aggregateSide } from '../../rpc/index.ts';
 
 const lv = (px: string, sz: string, n = 1) => ({ px, sz, n });
 
