@@ -20,7 +20,7 @@ type UserHandler = (api: NodeApi, body: Body, user: Address) => unknown;
 const withUser = (h: UserHandler): Handler => (api, body) => h(api, body, requireAddress(body, 'user'));
 
 /** webData2: what Hyperliquid's front-end (and the WS `webData2` channel) shows of one user. */
-function webData2(api: NodeApi, _body: Body, user: Address) {
+async function webData2(api: NodeApi, _body: Body, user: Address) {
   const agent = api.extraAgents(user)[0];
   return {
     clearinghouseState: account.clearinghouseState(api, user),
@@ -29,7 +29,7 @@ function webData2(api: NodeApi, _body: Body, user: Address) {
     openOrders: account.frontendOpenOrders(api, user),
     agentAddress: agent?.address ?? null,
     agentValidUntil: null,
-    cumLedger: api.userRateLimit(user).cumVlm,
+    cumLedger: await account.cumLedger(api, user),
     meta: market.meta(api),
     assetCtxs: market.assetCtxs(api),
     serverTime: api.head().time,

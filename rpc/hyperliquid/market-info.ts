@@ -81,8 +81,11 @@ export function requireCoin(api: NodeApi, body: Body): { svc: string; hl: string
   return { svc, hl };
 }
 
+/** null for an unknown coin, as Hyperliquid answers. */
 export function l2Book(api: NodeApi, body: Body) {
-  const { svc, hl } = requireCoin(api, body);
+  const hl = requireString(body, 'coin');
+  const svc = coinNames(api).toSvc(hl);
+  if (svc === null) return null;
   const sig = body.nSigFigs ?? null;
   const mantissa = body.mantissa ?? null;
   if (sig !== null && sig !== 2 && sig !== 3 && sig !== 4 && sig !== 5) throw badRequest('Invalid nSigFigs: expected 2, 3, 4 or 5', { field: 'nSigFigs' });

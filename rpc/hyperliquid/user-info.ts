@@ -1,6 +1,6 @@
 // The dialect's account info types, in Hyperliquid's shapes with its coin names and token indices.
-import type { FillRecord, OrderView } from '../../exchange/index.ts';
-import { isHex, type Address } from '../../primitives/index.ts';
+import { USD_DECIMALS, type FillRecord, type OrderView } from '../../exchange/index.ts';
+import { formatScaled, isHex, parseScaled, type Address } from '../../primitives/index.ts';
 import type { NodeApi } from '../api.ts';
 import { badRequest } from '../http-errors.ts';
 import { requireField, requireInt } from '../request-checks.ts';
@@ -109,6 +109,19 @@ export async function userNonFundingLedgerUpdates(api: NodeApi, body: Body, user
     hash: r.hash,
     delta: r.type === 'withdraw' ? { type: 'withdraw', usdc: r.usdc, nonce: r.time, fee: r.fee } : { type: 'deposit', usdc: r.usdc },
   }));
+}
+
+/** Net USDC bridged in (deposits and refunds less withdrawals and their fees), Hyperliquid's `cumLedger`; "0.0" without history. */
+export async function cumLedger(api: NodeApi, user: Address): Promise<string> {
+  if (api.history === null) return '0.0';
+  const q = { start: 0, end: Number.MAX_SAFE_INTEGER, before: null, limit: 10_000 };
+  let net = 0n;
+  for (const r of await api.history.transfers('deposit', user, q)) net += parseScaled(r.usdc, USD_DECIMALS) ?? 0n;
+  for (const r of await api.history.transfers('withdraw', user, q)) {
+    const v = (parseScaled(r.usdc, USD_DECIMALS) ?? 0n) + (parseScaled(r.fee, USD_DECIMALS) ?? 0n);
+    net += r.type === 'withdrawRefund' ? v : -v;
+  }
+  return formatScaled(net, USD_DECIMALS);
 }
 
 export async function userFees(api: NodeApi, user: Address) {

@@ -82,6 +82,7 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.same(book?.levels[0].map((l) => l.px), ['95000', '94990', '94900']);
   const agg = await got('L2BookResponse', info.l2Book({ coin: 'BTC', nSigFigs: 3 }));
   t.same(agg?.levels, [[{ px: '95000', sz: '0.05', n: 1 }, { px: '94900', sz: '0.5', n: 2 }], [{ px: '96100', sz: '0.1', n: 1 }]], 'bids down, asks up');
+  t.equal(await got('L2BookResponse', info.l2Book({ coin: '@99' })), null, 'an unknown coin');
   const spotBook = await got('L2BookResponse', info.l2Book({ coin: '@0' }));
   t.same(spotBook?.levels[1], [{ px: '1.25', sz: '60', n: 1 }]);
   t.equal(spotBook?.coin, '@0');
@@ -137,6 +138,7 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   const web = await got('WebData2Response', info.webData2({ user: A }));
   t.equal(web.openOrders.length, 5);
   t.equal(web.user, A);
+  t.equal(web.cumLedger, '0', 'genesis balances are no ledger movement');
   const active = await got('ActiveAssetDataResponse', info.activeAssetData({ user: B, coin: 'BTC' }));
   t.match(active, { coin: 'BTC', leverage: { type: 'cross' }, maxTradeSzs: [String, String] });
   await got('UserNonFundingLedgerUpdatesResponse', info.userNonFundingLedgerUpdates({ user: B, startTime: 0 }));
