@@ -449,9 +449,10 @@ export function validatorSummaries(state: ExchangeState) {
 }
 
 /**
- * Hyperliquid's `activeAssetData` on a perpetual: the user's leverage there, and what the free
- * cross margin buys at that leverage each way (`[buy, sell]`), in USDC (`availableToTrade`) and in
- * lots at the mark (`maxTradeSzs`); the side that reduces a position may also close it.
+ * Hyperliquid's `activeAssetData` on a perpetual: the user's leverage there, the margin available
+ * each way (`availableToTrade`, `[buy, sell]`: free cross margin, plus what closing the position
+ * frees on the side that reduces it), and the size it buys at that leverage at the mark
+ * (`maxTradeSzs`, the closable size included).
  */
 export function activeAssetData(state: ExchangeState, user: Address, m: ExchangeState['perps'][number]) {
   const acct = state.accounts.get(user);
@@ -470,14 +471,15 @@ export function activeAssetData(state: ExchangeState, user: Address, m: Exchange
   const side = (isBuy: boolean) => {
     const closable = (isBuy && szi < 0) || (!isBuy && szi > 0) ? Math.abs(szi) : 0;
     const lots = (ntlPerLot === 0n ? 0 : Number((free * BigInt(lev)) / ntlPerLot)) + closable;
-    return { ntl: free * BigInt(lev) + state.notional(m, mark, closable), lots };
+    // Closing frees the position's margin at this leverage.
+    return { margin: free + state.notional(m, mark, closable) / BigInt(lev), lots };
   };
   const buy = side(true);
   const sell = side(false);
   return {
     leverage: isolated ? { type: 'isolated' as const, value: lev, rawUsd: usd(acct?.positions.get(m.asset)?.margin ?? 0n) } : { type: 'cross' as const, value: lev },
     maxTradeSzs: [formatScaled(buy.lots, m.szDecimals), formatScaled(sell.lots, m.szDecimals)] as [string, string],
-    availableToTrade: [usd(buy.ntl), usd(sell.ntl)] as [string, string],
+    availableToTrade: [usd(buy.margin), usd(sell.margin)] as [string, string],
     markPx: formatScaled(mark, m.pxDecimals),
   };
 }

@@ -140,7 +140,11 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.equal(web.user, A);
   t.equal(web.cumLedger, '0', 'genesis balances are no ledger movement');
   const active = await got('ActiveAssetDataResponse', info.activeAssetData({ user: B, coin: 'BTC' }));
-  t.match(active, { coin: 'BTC', leverage: { type: 'cross' }, maxTradeSzs: [String, String] });
+  t.match(active, { coin: 'BTC', leverage: { type: 'cross', value: 20 }, markPx: ctxs[0]?.markPx });
+  const [buySz, sellSz] = active.maxTradeSzs.map(Number) as [number, number];
+  const [buyUsd, sellUsd] = active.availableToTrade.map(Number) as [number, number];
+  t.equal((buySz - sellSz).toFixed(5), '0.05000', 'buying may also close the 0.05 short');
+  t.equal((buyUsd - sellUsd).toFixed(2), (0.05 * Number(ctxs[0]?.markPx) / 20).toFixed(2), 'closing frees its margin');
   await got('UserNonFundingLedgerUpdatesResponse', info.userNonFundingLedgerUpdates({ user: B, startTime: 0 }));
   t.equal(await got('MaxBuilderFeeResponse', info.maxBuilderFee({ user: B, builder: A })), 0);
   t.same(await got('PerpDexsResponse', info.perpDexs()), [null]);
