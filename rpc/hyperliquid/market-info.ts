@@ -165,9 +165,9 @@ export function tokenDetails(api: NodeApi, body: Body) {
   };
 }
 
-/** `startTime` (required, inclusive) and `endTime` (optional, exclusive). */
+/** `startTime` (inclusive; absent: from the start, as clients such as ccxt send it) and `endTime` (optional, exclusive). */
 export function timeRange(body: Body): { start: number; end: number } {
-  const start = requireInt(body, 'startTime');
+  const start = body.startTime === undefined || body.startTime === null ? 0 : requireInt(body, 'startTime');
   const end = body.endTime === undefined || body.endTime === null ? Number.MAX_SAFE_INTEGER : requireInt(body, 'endTime');
   return { start, end };
 }

@@ -171,6 +171,8 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.match(raw.body, /^Failed to deserialize the JSON body into the target type/);
   t.equal((await client.post('/hyperliquid/info', { type: 'noSuchType' })).status, 422);
   t.equal((await client.post('/hyperliquid/info', { type: 'clearinghouseState' })).status, 422, 'a missing user');
+  const noStart = await client.post('/hyperliquid/info', { type: 'userNonFundingLedgerUpdates', user: B });
+  t.same([noStart.status, noStart.body], [200, []], 'startTime may be absent (ccxt sends none)');
   const json = await client.post('/hyperliquid/info', { type: 'meta', dex: '' });
   t.equal(json.headers.get('content-type'), 'application/json');
 });
