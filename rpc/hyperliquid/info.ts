@@ -60,6 +60,9 @@ const HANDLERS: Record<string, Handler> = {
     if (!api.meta().universe.some((u) => u.maxLeverage === id)) throw badRequest(`Unknown margin table: ${id}`, { field: 'id' });
     return market.marginTableOf(id);
   },
+  allPerpMetas: (api) => [market.meta(api)], // one perp dex
+  perpDexLimits: () => null, // the first dex has no deployer limits
+  outcomeMeta: () => ({ outcomes: [], questions: [] }), // no outcome markets (the SDK's SymbolConverter asks on start)
   perpsAtOpenInterestCap: () => [], // no open interest caps on this chain
   validatorSummaries: (api) =>
     api.validatorSummaries().map((v) => ({
@@ -105,6 +108,9 @@ const HANDLERS: Record<string, Handler> = {
   activeAssetData: withUser(account.activeAssetData),
   webData2: withUser(webData2),
   maxBuilderFee: withUser(() => 0), // no builder fee approvals on this chain
+  approvedBuilders: withUser(() => []),
+  userAbstraction: withUser(() => 'default'), // one account kind: no unified or portfolio margin
+  userDexAbstraction: withUser(() => null),
   userVaultEquities: withUser(() => []),
   leadingVaults: withUser(() => []),
   twapHistory: withUser(() => []), // no TWAP orders on this chain

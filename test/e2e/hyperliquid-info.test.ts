@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import ts from 'typescript';
 import { HttpTransport, InfoClient } from '@nktkas/hyperliquid';
+import { SymbolConverter } from '@nktkas/hyperliquid/utils';
 import { limit, orderAction, startNode, wallets } from '../support/node.ts';
 import { until } from '../support/network.ts';
 
@@ -63,6 +64,9 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
     return v;
   };
 
+  // The SDK's own symbol table, built from meta and spotMeta as a client does on start.
+  const symbols = await SymbolConverter.create({ transport: new HttpTransport({ apiUrl: `${node.restUrl}/hyperliquid` }) });
+  t.same([symbols.getAssetId('ETH'), symbols.getAssetId('SVC/USDC'), symbols.getSzDecimals('SVC/USDC'), symbols.getSpotPairId('SVC/USDC')], [1, 10000, 2, 'SVC/USDC']);
   const meta = await got('MetaResponse', info.meta());
   t.match(meta.universe[0], { name: 'BTC', szDecimals: 5, maxLeverage: 50, marginTableId: 50 });
   t.same(meta.marginTables.find(([id]) => id === 50), [50, { description: '', marginTiers: [{ lowerBound: '0.0', maxLeverage: 50 }] }]);
@@ -161,6 +165,12 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.same(await got('UserTwapSliceFillsResponse', info.userTwapSliceFills({ user: B })), []);
   t.equal(await got('UserToMultiSigSignersResponse', info.userToMultiSigSigners({ user: B })), null);
   await got('IsVipResponse', info.isVip({ user: B }));
+  t.same(await got('OutcomeMetaResponse', info.outcomeMeta()), { outcomes: [], questions: [] });
+  t.equal((await got('AllPerpMetasResponse', info.allPerpMetas())).length, 1);
+  t.equal(await got('PerpDexLimitsResponse', info.perpDexLimits({ dex: '' })), null);
+  t.same(await got('ApprovedBuildersResponse', info.approvedBuilders({ user: B })), []);
+  t.equal(await got('UserAbstractionResponse', info.userAbstraction({ user: B })), 'default');
+  await got('UserDexAbstractionResponse', info.userDexAbstraction({ user: B }));
   await got('LegalCheckResponse', info.legalCheck({ user: B }));
 
   t.same(await typeErrors(answers), [], 'every answer is of the SDK response type');
