@@ -91,7 +91,7 @@ const PLANNED = new Set<string>();
 type Fill = Awaited<ReturnType<NodeApi['userFills']>>[number];
 
 /** Merges fills of one order at one timestamp (Hyperliquid's `aggregateByTime`). */
-function aggregateByTime(fills: Fill[]): Fill[] {
+export function aggregateByTime(fills: Fill[]): Fill[] {
   const out: Fill[] = [];
   for (const f of fills) {
     const last = out[out.length - 1];

@@ -3,6 +3,7 @@ import { USD_DECIMALS, type FillRecord, type OrderView } from '../../exchange/in
 import { formatScaled, isHex, parseScaled, type Address } from '../../primitives/index.ts';
 import type { NodeApi } from '../api.ts';
 import { badRequest } from '../http-errors.ts';
+import { aggregateByTime } from '../info.ts';
 import { requireField, requireInt } from '../request-checks.ts';
 import { coinNames, hlTokenIndex, type CoinNames } from './names.ts';
 import { requireCoin, timeRange } from './market-info.ts';
@@ -82,7 +83,8 @@ export async function userFills(api: NodeApi, user: Address) {
 export async function userFillsByTime(api: NodeApi, body: Body, user: Address) {
   const names = coinNames(api);
   const { start, end } = timeRange(body);
-  return (await api.userFillsByTime(user, start, end)).map((f) => fill(names, f));
+  const fills = await api.userFillsByTime(user, start, end);
+  return (body.aggregateByTime === true ? aggregateByTime(fills) : fills).map((f) => fill(names, f));
 }
 
 export async function userFunding(api: NodeApi, body: Body, user: Address) {

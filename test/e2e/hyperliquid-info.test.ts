@@ -109,7 +109,8 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.match(front[0], { orderType: 'Limit', tif: 'Gtc', children: [], isTrigger: false });
   const fills = await got('UserFillsResponse', info.userFills({ user: B }));
   t.match(fills, [{ coin: 'SVC/USDC', dir: 'Buy', sz: '40', twapId: null }, { coin: 'BTC', dir: 'Open Short', px: '95000', sz: '0.05', twapId: null }]);
-  await got('UserFillsResponse', info.userFillsByTime({ user: B, startTime: 0 }));
+  t.equal((await got('UserFillsResponse', info.userFillsByTime({ user: B, startTime: 0 }))).length, 2);
+  t.match(await got('UserFillsResponse', info.userFillsByTime({ user: A, startTime: 0, aggregateByTime: true })), [{ coin: 'BTC' }, { coin: 'SVC/USDC' }]);
   await got('UserFundingResponse', info.userFunding({ user: B, startTime: 0 }));
   const fees = await got('UserFeesResponse', info.userFees({ user: B }));
   t.match(fees, { feeSchedule: { cross: '0.00045', tiers: { vip: [], mm: [] } }, dailyUserVlm: [{ userCross: String }], trial: null });
