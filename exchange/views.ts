@@ -492,3 +492,8 @@ export function userRole(state: ExchangeState, user: Address) {
   if (master !== undefined) return { role: 'subAccount' as const, data: { master } };
   return { role: state.accounts.has(user) ? ('user' as const) : ('missing' as const) };
 }
+
+/** Hyperliquid's `approvedBuilders`: the builders the user approved a fee for, by address. */
+export function approvedBuilders(state: ExchangeState, user: Address): Address[] {
+  return [...(state.builderApprovals.get(user)?.keys() ?? [])].sort();
+}

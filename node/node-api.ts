@@ -1,5 +1,5 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
-import { SPOT_DEPLOY_FEE, TOKEN_DECIMALS, USD_DECIMALS, indexerViews, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
+import { SPOT_DEPLOY_FEE, TOKEN_DECIMALS, USD_DECIMALS, indexerViews, maxBuilderFee, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
 import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
 import type { Chain } from './chain.ts';
@@ -88,6 +88,8 @@ export function makeNodeApi(deps: {
       return m === undefined || m.kind !== 'perp' ? null : views.activeAssetData(state, user, m);
     },
     userRole: (user) => views.userRole(state, user),
+    maxBuilderFee: (user, builder) => maxBuilderFee(state, user, builder),
+    approvedBuilders: (user) => views.approvedBuilders(state, user),
     tokenSupplies: () => views.tokenSupplies(state).map((v) => formatScaled(v, TOKEN_DECIMALS)),
     spotDeployFee: () => formatScaled(SPOT_DEPLOY_FEE, USD_DECIMALS),
     clearinghouseState: (user) => views.clearinghouseState(state, user),

@@ -77,6 +77,9 @@ export interface NodeApi {
   /** Hyperliquid's `activeAssetData` figures on a perpetual by coin; null for an unknown or spot coin. */
   activeAssetData(user: Address, coin: string): ReturnType<typeof views.activeAssetData> | null;
   userRole(user: Address): ReturnType<typeof views.userRole>;
+  /** The builder fee `user` approved for `builder`, tenths of a basis point; 0 when none. */
+  maxBuilderFee(user: Address, builder: Address): number;
+  approvedBuilders(user: Address): Address[];
   /** Each spot token's total supply (10^-8 units formatted), in token index order. */
   tokenSupplies(): string[];
   /** The fee of a `spotDeploy` of a token (USDC decimal string). */

@@ -107,8 +107,8 @@ const HANDLERS: Record<string, Handler> = {
   userRole: withUser((api, _b, user) => api.userRole(user)),
   activeAssetData: withUser(account.activeAssetData),
   webData2: withUser(webData2),
-  maxBuilderFee: withUser(() => 0), // no builder fee approvals on this chain
-  approvedBuilders: withUser(() => []),
+  maxBuilderFee: withUser((api, body, user) => api.maxBuilderFee(user, requireAddress(body, 'builder'))),
+  approvedBuilders: withUser((api, _b, user) => api.approvedBuilders(user)),
   userAbstraction: withUser(() => 'default'), // one account kind: no unified or portfolio margin
   userDexAbstraction: withUser(() => null),
   userVaultEquities: withUser(() => []),

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import ts from 'typescript';
 import { HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import { SymbolConverter } from '@nktkas/hyperliquid/utils';
-import { limit, orderAction, startNode, wallets } from '../support/node.ts';
+import { limit, nextNonce, orderAction, startNode, wallets } from '../support/node.ts';
 import { until } from '../support/network.ts';
 
 const [alice, bob, carol] = wallets as [typeof wallets[0], typeof wallets[0], typeof wallets[0]];
@@ -52,6 +52,8 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   await ok(bob, orderAction(limit(0, false, '95000', '0.05', 'Ioc')));
   await ok(alice, orderAction(limit(10000, false, '1.25', '100')));
   await ok(bob, orderAction(limit(10000, true, '1.3', '40', 'Ioc')));
+  const nonce = nextNonce();
+  await client.exchange(bob, { type: 'approveBuilderFee', maxFeeRate: '0.01%', builder: C, nonce }, { nonce });
   // A size finer than szDecimals is `Invalid size`, even below the minimum.
   const fine = await client.exchange(alice, orderAction(limit(1, true, '3500', '0.00005')));
   t.match(JSON.stringify(fine.body), /Invalid size/);
@@ -152,6 +154,7 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.equal((buyUsd - sellUsd).toFixed(2), (0.05 * Number(ctxs[0]?.markPx) / 20).toFixed(2), 'closing frees its margin');
   await got('UserNonFundingLedgerUpdatesResponse', info.userNonFundingLedgerUpdates({ user: B, startTime: 0 }));
   t.equal(await got('MaxBuilderFeeResponse', info.maxBuilderFee({ user: B, builder: A })), 0);
+  t.equal(await got('MaxBuilderFeeResponse', info.maxBuilderFee({ user: B, builder: C })), 10, '0.01% in tenths of a basis point');
   t.same(await got('PerpDexsResponse', info.perpDexs()), [null]);
   await got('MarginTableResponse', info.marginTable({ id: 50 }));
   const details = await got('TokenDetailsResponse', info.tokenDetails({ tokenId: spotMeta.tokens[1]?.tokenId as `0x${string}` }));
@@ -169,7 +172,8 @@ t.test('InfoClient against /hyperliquid after trading', async (t) => {
   t.same(await got('OutcomeMetaResponse', info.outcomeMeta()), { outcomes: [], questions: [] });
   t.equal((await got('AllPerpMetasResponse', info.allPerpMetas())).length, 1);
   t.equal(await got('PerpDexLimitsResponse', info.perpDexLimits({ dex: '' })), null);
-  t.same(await got('ApprovedBuildersResponse', info.approvedBuilders({ user: B })), []);
+  t.same(await got('ApprovedBuildersResponse', info.approvedBuilders({ user: B })), [C]);
+  t.same(await got('ApprovedBuildersResponse', info.approvedBuilders({ user: A })), []);
   t.equal(await got('UserAbstractionResponse', info.userAbstraction({ user: B })), 'default');
   await got('UserDexAbstractionResponse', info.userDexAbstraction({ user: B }));
   await got('LegalCheckResponse', info.legalCheck({ user: B }));
