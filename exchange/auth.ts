@@ -4,7 +4,7 @@
 //   literal binding: connectionId = nonce as a 32-byte big-endian integer (the spec's flow;
 //                    only where the genesis allows it, since it does not bind the action)
 import {
-  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, isHex, keccak256,
+  agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, keccak256,
   recoverAddress, uint64BE, type Address, type Eip712Domain,
 } from '../primitives/index.ts';
 import type { HyperliquidAuth } from './hyperliquid-auth.ts';
@@ -66,11 +66,14 @@ export function literalConnectionId(nonce: number): Uint8Array {
   return concatBytes(new Uint8Array(24), uint64BE(nonce));
 }
 
+const SCALAR_RE = /^0x[0-9a-fA-F]{1,64}$/;
+
 /** Parses `{r, s, v}`; v may be 27/28 or 0/1. Null when malformed. */
 export function parseSignature(sig: unknown): { r: bigint; s: bigint; recovery: number } | null {
   if (typeof sig !== 'object' || sig === null) return null;
   const { r, s, v } = sig as Record<string, unknown>;
-  if (!isHex(r) || !isHex(s) || r.length > 66 || s.length > 66 || r.length < 3 || s.length < 3) return null;
+  // r and s are integers: clients that print them without leading zeros (ccxt, Hyperliquid's Python SDK) send odd lengths.
+  if (typeof r !== 'string' || typeof s !== 'string' || !SCALAR_RE.test(r) || !SCALAR_RE.test(s)) return null;
   if (typeof v !== 'number' || ![0, 1, 27, 28].includes(v)) return null;
   return { r: BigInt(r), s: BigInt(s), recovery: v >= 27 ? v - 27 : v };
 }

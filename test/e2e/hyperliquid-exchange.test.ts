@@ -18,7 +18,7 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   const aliceX = new ExchangeClient({ wallet: alice, transport });
   // Bob signs as for Hyperliquid's testnet (source "b", hyperliquidChain "Testnet"): both are accepted on a devnet.
   const bobX = new ExchangeClient({ wallet: bob, transport: new HttpTransport({ apiUrl: `${node.restUrl}/hyperliquid`, isTestnet: true }) });
-  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: node.restUrl }) }); // TEMP until /hyperliquid/info merges
+  const info = new InfoClient({ transport });
 
   const placed = await aliceX.order({ orders: [{ a: 0, b: true, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } }, c: '0x00000000000000000000000000000001' }], grouping: 'na' });
   const oid = (placed.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;

@@ -94,3 +94,14 @@ t.test('published vectors of the Python SDK (tests/signing_test.py)', async (t) 
   t.match(signature, { r: /^0x637b37dd/, s: /^0x11a6a249/, v: 27 });
   t.same(hyperliquidCandidates(BOTH, { action: usd, nonce: usd.time, vaultAddress: null, expiresAfter: null, signature }), [ME]);
 });
+
+t.test('r and s printed without leading zeros (ccxt, the Python SDK) recover the same signer', async (t) => {
+  const action = { type: 'noop' };
+  let nonce = 1_700_000_000_000;
+  let signature = await signL1Action({ wallet, action, nonce });
+  while (!signature.r.startsWith('0x0')) signature = await signL1Action({ wallet, action, nonce: ++nonce });
+  const stripped = { ...signature, r: `0x${signature.r.slice(2).replace(/^0+/, '')}` };
+  t.ok(stripped.r.length < 66);
+  t.ok(hyperliquidCandidates(BOTH, { action, nonce, vaultAddress: null, expiresAfter: null, signature: stripped }).includes(ME));
+  t.same(hyperliquidCandidates(BOTH, { action, nonce, vaultAddress: null, expiresAfter: null, signature: { ...signature, r: `0x${'0'.repeat(65)}1` } }).includes(ME), false, 'more than 32 bytes: refused');
+});
