@@ -23,7 +23,7 @@ export function spotClearinghouseState(api: NodeApi, user: Address) {
   return { balances: api.spotClearinghouseState(user).balances.map((b) => ({ ...b, token: hlTokenIndex(b.token) })) };
 }
 
-export function frontendOrder(names: CoinNames, o: OrderView): Record<string, unknown> {
+export function frontendOrder(names: Pick<CoinNames, 'toHl'>, o: OrderView): Record<string, unknown> {
   return {
     coin: names.toHl(o.coin),
     side: o.side,
@@ -44,9 +44,9 @@ export function frontendOrder(names: CoinNames, o: OrderView): Record<string, un
   };
 }
 
-export function openOrders(api: NodeApi, user: Address) {
-  const names = coinNames(api);
-  return api.openOrders(user).map((o) => ({
+/** An order as Hyperliquid's `OpenOrder` (`openOrders`, and `orderUpdates` on the WebSocket): `cloid` and `reduceOnly` only when set. */
+export function hlOpenOrder(names: Pick<CoinNames, 'toHl'>, o: OrderView) {
+  return {
     coin: names.toHl(o.coin),
     side: o.side,
     limitPx: o.limitPx,
@@ -56,7 +56,12 @@ export function openOrders(api: NodeApi, user: Address) {
     origSz: o.origSz,
     ...(o.cloid === null ? {} : { cloid: o.cloid }),
     ...(o.reduceOnly ? { reduceOnly: true as const } : {}),
-  }));
+  };
+}
+
+export function openOrders(api: NodeApi, user: Address) {
+  const names = coinNames(api);
+  return api.openOrders(user).map((o) => hlOpenOrder(names, o));
 }
 
 export function frontendOpenOrders(api: NodeApi, user: Address) {
@@ -64,7 +69,8 @@ export function frontendOpenOrders(api: NodeApi, user: Address) {
   return api.openOrders(user).map((o) => frontendOrder(names, o));
 }
 
-function fill(names: CoinNames, f: FillRecord) {
+/** A fill as Hyperliquid's `UserFill` (`userFills`, and the WebSocket's fill pushes). */
+export function hlFill(names: Pick<CoinNames, 'toHl'>, f: FillRecord) {
   const { liquidation, ...rest } = f;
   return {
     ...rest,
@@ -77,14 +83,14 @@ function fill(names: CoinNames, f: FillRecord) {
 
 export async function userFills(api: NodeApi, user: Address) {
   const names = coinNames(api);
-  return (await api.userFills(user)).map((f) => fill(names, f));
+  return (await api.userFills(user)).map((f) => hlFill(names, f));
 }
 
 export async function userFillsByTime(api: NodeApi, body: Body, user: Address) {
   const names = coinNames(api);
   const { start, end } = timeRange(body);
   const fills = await api.userFillsByTime(user, start, end);
-  return (body.aggregateByTime === true ? aggregateByTime(fills) : fills).map((f) => fill(names, f));
+  return (body.aggregateByTime === true ? aggregateByTime(fills) : fills).map((f) => hlFill(names, f));
 }
 
 export async function userFunding(api: NodeApi, body: Body, user: Address) {

@@ -3,6 +3,7 @@
 import type { FillRecord, FundingRecord, LedgerRecord, OrderStatus, OrderView } from '../../exchange/index.ts';
 import { normalizeAddress } from '../../primitives/index.ts';
 import type { NodeApi } from '../api.ts';
+import { hlFill as infoFill, hlOpenOrder } from './user-info.ts';
 
 /** A market as a subscription names it: `name` as the client sent it, `coin` the node's own. */
 export interface MarketRef {
@@ -70,6 +71,11 @@ export class CoinNames {
   private names = new Map<string, string>();
 
   constructor(private readonly api: NodeApi) {}
+
+  /** As `names.ts`'s CoinNames.toHl, so the info dialect's shapes take this cache. */
+  toHl(coin: string): string {
+    return this.of(coin);
+  }
 
   of(coin: string): string {
     const known = this.names.get(coin);
@@ -147,25 +153,14 @@ export function subscriptionKey(s: HlSubscription): string {
   }
 }
 
-/** A fill as Hyperliquid's `UserFill` (dialect coin, `twapId`, `cloid` only when set). */
+/** A fill as the info dialect's `userFills` shows it. */
 export function hlFill(f: FillRecord, names: CoinNames) {
-  return {
-    coin: names.of(f.coin), px: f.px, sz: f.sz, side: f.side, time: f.time, startPosition: f.startPosition, dir: f.dir,
-    closedPnl: f.closedPnl, hash: f.hash, oid: f.oid, crossed: f.crossed, fee: f.fee, tid: f.tid,
-    ...(f.cloid === undefined ? {} : { cloid: f.cloid }),
-    ...(f.liquidation === undefined ? {} : { liquidation: f.liquidation }),
-    feeToken: f.feeToken, twapId: null,
-  };
+  return infoFill(names, f);
 }
 
-/** An order change as an `orderUpdates` entry (`OpenOrder`: `cloid` and `reduceOnly` only when set). */
+/** An order change as an `orderUpdates` entry (the info dialect's `OpenOrder`). */
 export function hlOrderUpdate(order: OrderView, status: OrderStatus, statusTimestamp: number, names: CoinNames) {
-  const o = {
-    coin: names.of(order.coin), side: order.side, limitPx: order.limitPx, sz: order.sz, oid: order.oid, timestamp: order.timestamp, origSz: order.origSz,
-    ...(order.cloid === null ? {} : { cloid: order.cloid }),
-    ...(order.reduceOnly ? { reduceOnly: true as const } : {}),
-  };
-  return { order: o, status, statusTimestamp };
+  return { order: hlOpenOrder(names, order), status, statusTimestamp };
 }
 
 /** An order as Hyperliquid's `FrontendOpenOrder` (`historicalOrders`), children included. */
