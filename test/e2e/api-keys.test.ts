@@ -33,7 +33,7 @@ function revoke(client: Client, key: Key, target: string) {
 }
 
 t.test('create, list, revoke', async (t) => {
-  const { client } = await startNode(t);
+  const { client } = await startNode(t, { history: true });
   const alice = wallets[0] as Wallet;
   const bob = wallets[1] as Wallet;
   const aliceAddress = alice.address.toLowerCase();
@@ -124,11 +124,11 @@ t.test('create, list, revoke', async (t) => {
 t.test('keys survive a restart', async (t) => {
   const dataDir = await tempDir();
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const first = await startNode(t, { dataDir });
+  const first = await startNode(t, { history: true, dataDir });
   const alice = wallets[2] as Wallet;
   const key = (await create(first.client, alice, 'kept')).body as Key;
   await first.node.stop();
-  const second = await startNode(t, { dataDir });
+  const second = await startNode(t, { history: true, dataDir });
   const listed = await list(second.client, key, alice.address.toLowerCase());
   t.equal(listed.status, 200);
   t.equal(listed.body.api_keys[0].name, 'kept');
@@ -136,7 +136,7 @@ t.test('keys survive a restart', async (t) => {
 });
 
 t.test('a key of an address that stakes enough reads history at the staker tier', async (t) => {
-  const { client, node } = await startNode(t);
+  const { client, node } = await startNode(t, { history: true });
   const alice = wallets[3] as Wallet;
   const key = (await create(client, alice)).body as Key;
   const path = '/v4/trades?market=BTC-USD';
@@ -155,7 +155,7 @@ t.test('a key of an address that stakes enough reads history at the staker tier'
 });
 
 t.test('an approved agent creates keys for its account, an unapproved one cannot', async (t) => {
-  const { client } = await startNode(t);
+  const { client } = await startNode(t, { history: true });
   const owner = wallets[4] as Wallet;
   const agent = Wallet.createRandom() as unknown as Wallet;
   const nonce = nextNonce();
@@ -171,6 +171,7 @@ t.test('an approved agent creates keys for its account, an unapproved one cannot
 
 t.test('/v4 over HTTP: free tier per IP, a key lifts it; /stats has its own budget', async (t) => {
   const { client } = await startNode(t, {
+    history: true,
     rateLimits: { ...DEVNET_RATE_LIMITS, historicalFree: { perMinute: 60, burst: 2 }, historicalAuthenticated: { perMinute: 300, burst: 4 }, stats: { perMinute: 100, burst: 3 } },
   });
   const alice = wallets[0] as Wallet;

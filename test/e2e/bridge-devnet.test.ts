@@ -41,7 +41,7 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
   const b = await startAnvil(t, 31338);
   const dataDir = await tempDir();
   const bridgeChains = [a, b].map((x) => ({ url: x.url, confirmations: 1, devDeploy: {} }));
-  let { node, client } = await startNode(t, { dataDir, bridgeChains, bridgePollMs: 100 });
+  let { node, client } = await startNode(t, { history: true, dataDir, bridgeChains, bridgePollMs: 100 });
   await until('both chains registered', async () => (await client.info({ type: 'bridge' })).body.chains.length === 2);
   const info = (await client.info({ type: 'bridge' })).body;
   t.match(info, { defaultChainId: 31337, withdrawalMinimum: '10', withdrawalFee: '1', withdrawalTimeout: 86400 });
@@ -81,7 +81,7 @@ t.test('devnet bridge: deposit, withdrawal, restarts, a chain down, a refund', a
   // Restart; a deposit made while the node is down is credited after it, once; nothing is paid twice.
   await node.stop();
   await depositOnChain(a, user, A.token, A.contract, 5_000_000n, U);
-  ({ node, client } = await startNode(t, { dataDir, bridgeChains, bridgePollMs: 100 }));
+  ({ node, client } = await startNode(t, { history: true, dataDir, bridgeChains, bridgePollMs: 100 }));
   await until('the deposit made while down credited', async () => (await withdrawable(client, U)) === '155');
   t.same(chainOf(node, 31337), A, 'the same contracts after a restart');
   await depositOnChain(a, user, A.token, A.contract, 1_000_000n, U);

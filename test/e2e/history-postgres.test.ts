@@ -44,7 +44,7 @@ t.test('the embedded store and PostgreSQL answer every /v4 and /stats query the 
   // blocks: the chain moves only with these actions, so no new minute's sample lands between the
   // answers compared.
   const quiet = { emptyBlockIntervalMs: 3_600_000 };
-  const first = await startNode(t, { dataDir, ...quiet });
+  const first = await startNode(t, { history: true, dataDir, ...quiet });
   const c = first.client;
   const trade = async (asset: number, px: string, sz: string, taker = bob) => {
     t.equal((await c.exchange(alice, orderAction(limit(asset, false, px, sz)))).body.status, 'ok');
@@ -79,12 +79,12 @@ t.test('the embedded store and PostgreSQL answer every /v4 and /stats query the 
 
   // The same chain with PostgreSQL: rebuilt from the stored blocks.
   const logs: string[] = [];
-  const second = await startNode(t, { dataDir, indexerDb: pg.url, log: (l) => logs.push(l), ...quiet });
+  const second = await startNode(t, { history: true, dataDir, indexerDb: pg.url, log: (l) => logs.push(l), ...quiet });
   t.match(logs.join('\n'), /history is at block 0, the chain at \d+: indexing the blocks in between/);
   t.same(await answers(second.client, paths), level, 'PostgreSQL answers as the embedded store did');
 
   // Another node on a copy of the chain reads the database; the first holds the writer's lock.
-  const third = await startNode(t, { dataDir: copyDir, indexerDb: pg.url, ...quiet });
+  const third = await startNode(t, { history: true, dataDir: copyDir, indexerDb: pg.url, ...quiet });
   t.same(await answers(third.client, paths), level, 'a reader of the same database');
   t.equal(third.node.indexer?.writable, false, 'one writer per database');
 });

@@ -29,7 +29,7 @@ async function allPages(client: Client, path: string): Promise<unknown[]> {
 }
 
 t.test('trades, candles and statistics from committed blocks; rebuilt when the history is lost', async (t) => {
-  const { node, client, dataDir } = await startNode(t, { dataDir: await tempDir() });
+  const { node, client, dataDir } = await startNode(t, { history: true, dataDir: await tempDir() });
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   await trade(client, '3500', '1');
   await trade(client, '3510', '2');
@@ -99,7 +99,7 @@ t.test('trades, candles and statistics from committed blocks; rebuilt when the h
   const before = { trades: (await client.raw('/v4/trades?market=ETH-USD')).body, candles: (await client.raw('/v4/candles?market=ETH&interval=1m')).body, users: await get('cumulative_users') };
   await node.stop();
   await rm(join(dataDir, 'history'), { recursive: true, force: true });
-  const again = await startNode(t, { dataDir });
+  const again = await startNode(t, { history: true, dataDir });
   t.same((await again.client.raw('/v4/trades?market=ETH-USD')).body, before.trades);
   t.same((await again.client.raw('/v4/candles?market=ETH&interval=1m')).body, before.candles);
   t.same((await again.client.raw('/stats/cumulative_users')).body, before.users);

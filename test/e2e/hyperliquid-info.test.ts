@@ -40,7 +40,7 @@ async function typeErrors(answers: [string, unknown][]): Promise<string[]> {
 }
 
 t.test('InfoClient against /hyperliquid after trading', async (t) => {
-  const { client, node } = await startNode(t);
+  const { client, node } = await startNode(t, { history: true });
   const ok = async (who: typeof alice, action: unknown) => {
     const res = await client.exchange(who, action);
     t.equal(res.body.status, 'ok', JSON.stringify(res.body));

@@ -23,7 +23,7 @@ const A = alice.address.toLowerCase() as `0x${string}`;
 const B = bob.address.toLowerCase();
 
 t.test('the SDK subscribes, gets pushes after a trade, posts and is told which post failed; raw envelopes', async (t) => {
-  const { node, client } = await startNode(t);
+  const { node, client } = await startNode(t, { history: true });
   const url = (node.wsUrl as string).replace(/\/ws$/, '/hyperliquid/ws');
   const transport = new WebSocketTransport({ url, reconnect: { maxRetries: 0 } });
   t.teardown(() => transport.close());
