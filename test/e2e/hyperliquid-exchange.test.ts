@@ -5,6 +5,7 @@ import t from 'tap';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { DEV_ACCOUNTS, devnetGenesis } from '../../genesis/index.ts';
 import { limit, orderAction, startNode } from '../support/node.ts';
+import { typeErrors } from '../support/hyperliquid-types.ts';
 
 const keys = DEV_ACCOUNTS.map((a) => a.privateKey as `0x${string}`);
 
@@ -20,26 +21,29 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   const bobX = new ExchangeClient({ wallet: bob, transport: new HttpTransport({ apiUrl: `${node.restUrl}/hyperliquid`, isTestnet: true }) });
   const info = new InfoClient({ transport });
 
-  const placed = await aliceX.order({ orders: [{ a: 0, b: true, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } }, c: '0x00000000000000000000000000000001' }], grouping: 'na' });
+  // Every answer is also compiled against the SDK's response type at the end.
+  const answers: [string, unknown][] = [];
+  const keep = <T>(type: string, answer: T): T => (answers.push([type, answer]), answer);
+  const placed = keep('OrderSuccessResponse', await aliceX.order({ orders: [{ a: 0, b: true, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } }, c: '0x00000000000000000000000000000001' }], grouping: 'na' }));
   const oid = (placed.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;
   t.type(oid, 'number');
-  await aliceX.modify({ oid, order: { a: 0, b: true, p: '95500', s: '0.02', r: false, t: { limit: { tif: 'Gtc' } } } });
+  keep('ModifySuccessResponse', await aliceX.modify({ oid, order: { a: 0, b: true, p: '95500', s: '0.02', r: false, t: { limit: { tif: 'Gtc' } } } }));
   const open = await info.openOrders({ user: A });
   t.match(open, [{ coin: 'BTC', limitPx: '95500', sz: '0.02', oid }]);
 
-  const filled = await bobX.order({ orders: [{ a: 0, b: false, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Ioc' } } }], grouping: 'na' });
+  const filled = keep('OrderSuccessResponse', await bobX.order({ orders: [{ a: 0, b: false, p: '95000', s: '0.01', r: false, t: { limit: { tif: 'Ioc' } } }], grouping: 'na' }));
   t.match(filled.response.data.statuses, [{ filled: { totalSz: '0.01', avgPx: '95500' } }]);
-  await aliceX.cancel({ cancels: [{ a: 0, o: oid }] });
+  keep('CancelSuccessResponse', await aliceX.cancel({ cancels: [{ a: 0, o: oid }] }));
   t.same(await info.openOrders({ user: A }), []);
 
-  await aliceX.updateLeverage({ asset: 1, isCross: false, leverage: 5 });
-  await aliceX.usdSend({ destination: B, amount: '12.5' });
-  await aliceX.spotSend({ destination: B, token: 'SVC:0x00000000000000000000000000000000', amount: '3' });
+  keep('UpdateLeverageSuccessResponse', await aliceX.updateLeverage({ asset: 1, isCross: false, leverage: 5 }));
+  keep('UsdSendSuccessResponse', await aliceX.usdSend({ destination: B, amount: '12.5' }));
+  keep('SpotSendSuccessResponse', await aliceX.spotSend({ destination: B, token: 'SVC:0x00000000000000000000000000000000', amount: '3' }));
 
   // An agent approved through the dialect trades in both dialects.
   const agentKey = generatePrivateKey();
   const agent = privateKeyToAccount(agentKey);
-  await aliceX.approveAgent({ agentAddress: agent.address, agentName: 'hlbot' });
+  keep('ApproveAgentSuccessResponse', await aliceX.approveAgent({ agentAddress: agent.address, agentName: 'hlbot' }));
   const agentX = new ExchangeClient({ wallet: agent, transport });
   const viaAgent = await agentX.order({ orders: [{ a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' });
   t.match(viaAgent.response.data.statuses, [{ resting: { oid: Number } }]);
@@ -49,9 +53,9 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   t.equal((await info.openOrders({ user: A })).length, 2);
 
   // batchModify answers with order statuses; a builder fee approved by the user is charged on its fills.
-  const modified = await aliceX.batchModify({ modifies: [{ oid: (viaAgent.response.data.statuses[0] as { resting: { oid: number } }).resting.oid, order: { a: 0, b: true, p: '91000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } } }] });
+  const modified = keep('BatchModifySuccessResponse', await aliceX.batchModify({ modifies: [{ oid: (viaAgent.response.data.statuses[0] as { resting: { oid: number } }).resting.oid, order: { a: 0, b: true, p: '91000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } } } }] }));
   t.match(modified.response.data.statuses, [{ resting: { oid: Number } }]);
-  await aliceX.approveBuilderFee({ builder: B, maxFeeRate: '0.01%' });
+  keep('ApproveBuilderFeeSuccessResponse', await aliceX.approveBuilderFee({ builder: B, maxFeeRate: '0.01%' }));
   const withBuilder = await aliceX.order({ orders: [{ a: 1, b: true, p: '3600', s: '0.1', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na', builder: { b: B, f: 10 } });
   t.match(withBuilder.response.data.statuses, [{ resting: { oid: Number } }]);
   await bobX.order({ orders: [{ a: 1, b: false, p: '3500', s: '0.1', r: false, t: { limit: { tif: 'Ioc' } } }], grouping: 'na' });
@@ -59,8 +63,9 @@ t.test('place, modify, cancel, fill, transfer and approve an agent with @nktkas/
   t.match(fills[0], { coin: 'ETH', builderFee: '0.036' }, '1 bp of 360 USDC to the builder');
 
   // The dead man's switch: set, then cleared.
-  await aliceX.scheduleCancel({ time: Date.now() + 60_000 });
-  await aliceX.scheduleCancel();
+  keep('ScheduleCancelSuccessResponse', await aliceX.scheduleCancel({ time: Date.now() + 60_000 }));
+  keep('ScheduleCancelSuccessResponse', await aliceX.scheduleCancel());
+  t.same(await typeErrors(answers, 'exchange'), [], 'every answer has the type the SDK declares');
 });
 
 t.test('refusals read as Hyperliquid words them, and change nothing', async (t) => {

@@ -1,43 +1,16 @@
 // The Hyperliquid dialect's /info against a real node, through @nktkas/hyperliquid's InfoClient:
 // values after real activity, and every answer type-checked against the SDK's response types.
 import t from 'tap';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import ts from 'typescript';
 import { HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import { SymbolConverter } from '@nktkas/hyperliquid/utils';
 import { limit, nextNonce, orderAction, startNode, wallets } from '../support/node.ts';
 import { until } from '../support/network.ts';
+import { typeErrors } from '../support/hyperliquid-types.ts';
 
 const [alice, bob, carol] = wallets as [typeof wallets[0], typeof wallets[0], typeof wallets[0]];
 const A = alice.address.toLowerCase() as `0x${string}`;
 const B = bob.address.toLowerCase() as `0x${string}`;
 const C = carol.address.toLowerCase() as `0x${string}`;
-
-/** Compiles `const x: Type = answer;` for every answer in one program; returns the diagnostics. */
-async function typeErrors(answers: [string, unknown][]): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-hl-types-'));
-  try {
-    const file = join(dir, 'answers.ts');
-    const types = [...new Set(answers.map(([type]) => type))];
-    const lines = [`import type { ${types.join(', ')} } from '@nktkas/hyperliquid/api/info';`];
-    answers.forEach(([type, value], i) => lines.push(`export const a${i}: ${type} = ${JSON.stringify(value)};`));
-    await writeFile(file, lines.join('\n'));
-    const sdk = createRequire(import.meta.url).resolve('@nktkas/hyperliquid/api/info').replace(/\.js$/, '.d.ts');
-    const program = ts.createProgram([file], {
-      strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], paths: { '@nktkas/hyperliquid/api/info': [sdk] },
-    });
-    return ts.getPreEmitDiagnostics(program).map((d) => {
-      const line = d.file === undefined || d.start === undefined ? 0 : d.file.getLineAndCharacterOfPosition(d.start).line;
-      return `${answers[line - 1]?.[0] ?? '?'}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n').slice(0, 300)}`;
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 t.test('InfoClient against /hyperliquid after trading', async (t) => {
   const { client, node } = await startNode(t, { history: true });
