@@ -17,6 +17,16 @@ export function parseJsonBody(body: Buffer): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** A JSON text's object, or null when it is not JSON or not an object (WebSocket messages). */
+export function jsonObjectOf(text: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function requireField(body: Record<string, unknown>, field: string): unknown {
   const v = body[field];
   if (v === undefined || v === null) throw badRequest(`Missing field: ${field}`, { field });

@@ -12,6 +12,7 @@ import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import type { Limits } from './limits.ts';
+import { jsonObjectOf } from './request-checks.ts';
 import { HyperliquidWs, type WsCarrier } from './hyperliquid/ws.ts';
 
 /** A committed block as the streams need it; declared here, supplied by node/. */
@@ -222,14 +223,8 @@ export class WsServer {
   }
 
   private async onMessage(ws: uWS.WebSocket<Conn>, text: string): Promise<void> {
-    let msg: Record<string, unknown>;
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
-      msg = v as Record<string, unknown>;
-    } catch {
-      return this.error(ws, `Malformed message: ${text.slice(0, 100)}`);
-    }
+    const msg = jsonObjectOf(text);
+    if (msg === null) return this.error(ws, `Malformed message: ${text.slice(0, 100)}`);
     switch (msg.method) {
       case 'ping':
         return this.send(ws, { channel: 'pong' });

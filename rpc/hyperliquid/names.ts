@@ -20,6 +20,8 @@ export interface CoinNames {
   toHl(coin: string): string;
   /** A dialect coin ("BTC", "SVC/USDC", "@1", also our own pair name) to ours; null when unknown. */
   toSvc(coin: string): string | null;
+  /** Whether our coin was a market when these names were built. */
+  knows(coin: string): boolean;
 }
 
 export function coinNames(api: NodeApi): CoinNames {
@@ -37,6 +39,7 @@ export function coinNames(api: NodeApi): CoinNames {
   return {
     toHl: (coin) => toHl.get(coin) ?? coin,
     toSvc: (coin) => toSvc.get(coin) ?? (api.isPerp(coin) ? coin : null),
+    knows: (coin) => toHl.has(coin) || api.isPerp(coin),
   };
 }
 

@@ -112,11 +112,16 @@ export async function userNonFundingLedgerUpdates(api: NodeApi, body: Body, user
   const q = { start, end: end - 1, before: null, limit: 500 };
   const rows = [...(await api.history.transfers('deposit', user, q)), ...(await api.history.transfers('withdraw', user, q))];
   rows.sort((a, b) => a.time - b.time || a.id - b.id);
-  return rows.slice(0, 500).map((r) => ({
-    time: r.time,
-    hash: r.hash,
-    delta: r.type === 'withdraw' ? { type: 'withdraw', usdc: r.usdc, nonce: r.time, fee: r.fee } : { type: 'deposit', usdc: r.usdc },
-  }));
+  return rows.slice(0, 500).map((r) => ({ time: r.time, hash: r.hash, delta: hlLedgerDelta(r, r.time) }));
+}
+
+/**
+ * A bridge ledger change as Hyperliquid's delta (`userNonFundingLedgerUpdates`, over HTTP and
+ * WebSocket alike): a withdrawal with its fee and `nonce` (its request time); a deposit; a refund
+ * of an expired withdrawal as a deposit of all it gives back.
+ */
+export function hlLedgerDelta(d: { readonly type: string; readonly usdc: string; readonly fee?: string }, time: number) {
+  return d.type === 'withdraw' ? { type: 'withdraw' as const, usdc: d.usdc, nonce: time, fee: d.fee ?? '0' } : { type: 'deposit' as const, usdc: d.usdc };
 }
 
 /** Net USDC bridged in (deposits and refunds less withdrawals and their fees), Hyperliquid's `cumLedger`; "0.0" without history. */

@@ -3,7 +3,8 @@
 import type { FillRecord, FundingRecord, LedgerRecord, OrderStatus, OrderView } from '../../exchange/index.ts';
 import { normalizeAddress } from '../../primitives/index.ts';
 import type { NodeApi } from '../api.ts';
-import { hlFill as infoFill, hlOpenOrder } from './user-info.ts';
+import { hlFill as infoFill, hlLedgerDelta, hlOpenOrder } from './user-info.ts';
+import { coinNames, type CoinNames as NameMaps } from './names.ts';
 
 /** A market as a subscription names it: `name` as the client sent it, `coin` the node's own. */
 export interface MarketRef {
@@ -39,15 +40,6 @@ const CANDLE_INTERVALS = new Set(['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4
 const USER_TYPE_SET = new Set<string>(USER_TYPES);
 const COIN_TYPES = new Set(['l2Book', 'trades', 'bbo', 'activeAssetCtx', 'activeAssetData', 'candle']);
 
-/** The dialect's name of spot pair `index`: "BASE/QUOTE" for pair 0 (as Hyperliquid's PURR/USDC), "@<index>" for the others. */
-function pairDialectName(api: NodeApi, index: number): string {
-  if (index !== 0) return `@${index}`;
-  const { tokens, universe } = api.spotMeta();
-  const name = (t: number | undefined) => tokens.find((x) => x.index === t)?.name ?? String(t);
-  const pair = universe[0];
-  return pair === undefined ? '@0' : `${name(pair.tokens[0])}/${name(pair.tokens[1])}`;
-}
-
 /**
  * The market a dialect coin names: a perpetual by name, spot pair 0 by "BASE/QUOTE", any pair by
  * "@<pair index>" (requests accept either form, so a pair also by "BASE/QUOTE"); null if none.
@@ -66,26 +58,21 @@ export function resolveMarket(api: NodeApi, name: string): MarketRef | null {
 /** The name an info request gets for a market: the perpetual's, or "@<pair index>" (both dialects take it). */
 export const infoCoin = (m: MarketRef): string => (m.kind === 'perp' ? m.name : `@${m.index}`);
 
-/** The dialect's name of a node coin: perpetuals keep theirs, pairs per `pairDialectName`. */
+/** names.ts's coin names, kept between blocks and built again when a coin is new (a pair deployed since). */
 export class CoinNames {
-  private names = new Map<string, string>();
+  private names: NameMaps;
 
-  constructor(private readonly api: NodeApi) {}
+  constructor(private readonly api: NodeApi) {
+    this.names = coinNames(api);
+  }
 
-  /** As `names.ts`'s CoinNames.toHl, so the info dialect's shapes take this cache. */
   toHl(coin: string): string {
-    return this.of(coin);
+    if (!this.names.knows(coin)) this.names = coinNames(this.api);
+    return this.names.toHl(coin);
   }
 
   of(coin: string): string {
-    const known = this.names.get(coin);
-    if (known !== undefined) return known;
-    // A miss is a pair deployed since the last look (or a perpetual not seen yet): rebuild once.
-    const names = new Map<string, string>();
-    for (const u of this.api.meta().universe) names.set(u.name, u.name);
-    this.api.spotMeta().universe.forEach((u, i) => names.set(u.name, pairDialectName(this.api, i)));
-    this.names = names;
-    return names.get(coin) ?? coin;
+    return this.toHl(coin);
   }
 }
 
@@ -173,11 +160,7 @@ export function hlFunding(f: FundingRecord, names: CoinNames) {
   return { time: f.time, coin: names.of(f.coin), usdc: f.usdc, szi: f.szi, fundingRate: f.fundingRate, nSamples: null };
 }
 
-/**
- * A ledger change as a `userNonFundingLedgerUpdates` entry. A deposit is Hyperliquid's; a withdrawal
- * and its refund keep the node's fields (the event carries the withdrawal id, not Hyperliquid's nonce).
- */
+/** A ledger change as a `userNonFundingLedgerUpdates` entry, as the info dialect answers it. */
 export function hlLedgerUpdate(l: LedgerRecord) {
-  const delta = l.delta.type === 'deposit' ? { type: 'deposit' as const, usdc: l.delta.usdc } : l.delta;
-  return { time: l.time, hash: l.hash, delta };
+  return { time: l.time, hash: l.hash, delta: hlLedgerDelta(l.delta, l.time) };
 }

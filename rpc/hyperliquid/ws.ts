@@ -9,6 +9,7 @@ import type { Limits } from '../limits.ts';
 import type { NodeApi } from '../api.ts';
 import { UnprocessableBody, handleHyperliquidExchange } from './exchange.ts';
 import { handleHyperliquidInfo } from './info.ts';
+import { jsonObjectOf } from '../request-checks.ts';
 import {
   CoinNames, infoCoin, hlFill, hlFrontendOrder, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
   type HlPublicSubscription, type HlSubscription, type HlUserSubscription,
@@ -93,15 +94,9 @@ export class HyperliquidWs<S> {
   }
 
   async onMessage(ws: S, text: string): Promise<void> {
-    let msg: Record<string, unknown>;
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
-      msg = v as Record<string, unknown>;
-    } catch {
-      // No echo: a client matches errors by the JSON in them, and this text is not JSON.
-      return this.error(ws, 'Error parsing JSON into valid websocket request');
-    }
+    const msg = jsonObjectOf(text);
+    // No echo: a client matches errors by the JSON in them, and this text is not JSON.
+    if (msg === null) return this.error(ws, 'Error parsing JSON into valid websocket request');
     switch (msg.method) {
       case 'ping':
         return this.carrier.send(ws, { channel: 'pong' });

@@ -155,6 +155,7 @@ const { CoinNames, hlFill, hlFunding, hlLedgerUpdate, hlOrderUpdate, parseHlSubs
 
 const api = {
   meta: () => ({ universe: [{ name: 'BTC' }] }),
+  isPerp: (coin: string) => coin === 'BTC',
   spotMeta: () => ({
     tokens: [{ name: 'USDC', index: 10000 }, { name: 'SVC', index: 10001 }, { name: 'ABC', index: 10002 }],
     universe: [{ name: 'SVC-USDC', tokens: [10001, 10000], index: 0 }, { name: 'ABC-USDC', tokens: [10002, 10000], index: 1 }],
@@ -201,5 +202,7 @@ t.test('pushes: dialect coin, twapId, optional fields absent when unset', async 
   t.same(hlOrderUpdate(order, 'open', 5, names), { order: { coin: 'BTC', side: 'A', limitPx: '100', sz: '1', oid: 3, timestamp: 5, origSz: '1' }, status: 'open', statusTimestamp: 5 });
   t.same(hlFunding({ time: 1, coin: 'BTC', usdc: '-0.5', szi: '2', fundingRate: '0.0001' }, names), { time: 1, coin: 'BTC', usdc: '-0.5', szi: '2', fundingRate: '0.0001', nSamples: null });
   t.same(hlLedgerUpdate({ time: 2, hash: '0x02', delta: { type: 'deposit', usdc: '100', chainId: 1 } }), { time: 2, hash: '0x02', delta: { type: 'deposit', usdc: '100' } });
+  t.same(hlLedgerUpdate({ time: 3, hash: '0x03', delta: { type: 'withdraw', usdc: '9', fee: '1', withdrawalId: '7', chainId: 1 } }), { time: 3, hash: '0x03', delta: { type: 'withdraw', usdc: '9', nonce: 3, fee: '1' } }, 'as the info dialect shows it');
+  t.same(hlLedgerUpdate({ time: 4, hash: '0x04', delta: { type: 'withdrawRefund', usdc: '10', withdrawalId: '7', chainId: 1 } }).delta, { type: 'deposit', usdc: '10' }, 'a refund is money back');
   t.same(hlOrderUpdate({ ...order, cloid: '0x' + '00'.repeat(16), reduceOnly: true }, 'canceled', 6, names).order, { coin: 'BTC', side: 'A', limitPx: '100', sz: '1', oid: 3, timestamp: 5, origSz: '1', cloid: '0x' + '00'.repeat(16), reduceOnly: true });
 });
