@@ -6,89 +6,31 @@
 // Prints p50/p99/max of that delay, the blocks committed, and the nodes' CPU per action.
 //   BENCH_SECONDS (default 20), BENCH_RATE (2000), BENCH_PROFILE (a directory: the first node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { flowAccounts, marketMakingAction, orderSigner } from './order-flow.ts';
 import { tempDir } from '../test/support/node.ts';
+import { height, processCpu, startTestnet, stopAll, type NodeProcess } from './processes.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const SELF = fileURLToPath(import.meta.url);
-const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
-
-interface Node {
-  readonly proc: ChildProcess;
-  readonly rest: string;
-  readonly ws: string;
-}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function run(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`svc ${args.join(' ')} exited ${code}:\n${out}`))));
-  });
-}
-
-function start(home: string, execArgv: string[] = []): Promise<Node> {
-  const proc = spawn(process.execPath, [...execArgv, BIN, 'start', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${home} printed no URLs:\n${out}`)), 60_000);
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const rest = /REST API\s+(http:\/\/\S+)/.exec(out)?.[1];
-      const ws = /WebSocket\s+(ws:\/\/\S+)/.exec(out)?.[1];
-      if (rest === undefined || ws === undefined) return;
-      clearTimeout(timer);
-      resolve({ proc, rest, ws });
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`${home} exited ${code}:\n${out}`)));
-  });
-}
-
-async function height(rest: string): Promise<number> {
-  const r = await fetch(`${rest}/v1/height`).catch(() => null);
-  if (r === null || !r.ok) return -1;
-  return Number(((await r.json()) as { height: string }).height);
-}
-
-/** CPU seconds of a process, all its threads (from /proc). */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 export async function benchConsensusNode(): Promise<void> {
   const dir = await tempDir('svc-bench-bft-node-');
-  const nodes: Node[] = [];
+  const nodes: NodeProcess[] = [];
   let sender: ChildProcess | null = null;
   try {
-    const base = 40_000 + Math.floor(Math.random() * 1_000) * 10;
-    await run(['testnet', '--validators', '4', '--out', dir, '--base-port', String(base)]);
     // BENCH_PROFILE=<dir>: the first node writes a CPU profile there when it stops.
     const profile = process.env.BENCH_PROFILE;
-    for (let i = 0; i < 4; i++) nodes.push(await start(join(dir, `node${i}`), i === 0 && profile !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []));
-    // Connected and committing: every node past height 3.
-    const deadline = Date.now() + 60_000;
-    while ((await Promise.all(nodes.map((n) => height(n.rest)))).some((h) => h < 3)) {
-      if (Date.now() > deadline) throw new Error('the testnet did not start committing');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    nodes.push(...(await startTestnet(dir, 4, (i) => (i === 0 && profile !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []))));
     const h0 = await height(nodes[0]!.rest);
-    const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid as number));
+    const cpu0 = nodes.map((n) => processCpu(n.proc.pid as number));
     sender = spawn(process.execPath, ['--import', 'tsx', SELF], {
       env: { ...process.env, BENCH_ROLE: 'bft-sender', WS_URLS: nodes.map((n) => n.ws).join(','), RATE: String(RATE), SECONDS: String(SECONDS) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -97,7 +39,7 @@ export async function benchConsensusNode(): Promise<void> {
       sender?.on('message', (m: { kind: string }) => m.kind === 'done' && resolve(m as never));
       sender?.once('exit', (code) => reject(new Error(`sender exited ${code}`)));
     });
-    const cpu = nodes.map((n, i) => cpuSeconds(n.proc.pid as number) - (cpu0[i] as number));
+    const cpu = nodes.map((n, i) => processCpu(n.proc.pid as number) - (cpu0[i] as number));
     const h1 = await height(nodes[0]!.rest);
     const d = report.delays.sort((a, b) => a - b);
     console.log('| validators | offered actions/s | answered ok | blocks | p50 ms | p99 ms | max ms | node CPU per action |');
@@ -108,8 +50,7 @@ export async function benchConsensusNode(): Promise<void> {
     if (reasons.length > 0) console.log(`failures: ${reasons.slice(0, 5).map(([why, n]) => `${n} × ${why}`).join('; ')}`);
   } finally {
     sender?.kill('SIGKILL');
-    for (const n of nodes) n.proc.kill('SIGINT');
-    await Promise.all(nodes.map((n) => new Promise((r) => (n.proc.exitCode !== null ? r(null) : n.proc.once('exit', r)))));
+    await stopAll(nodes);
     await rm(dir, { recursive: true, force: true });
   }
 }

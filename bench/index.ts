@@ -6,6 +6,7 @@ import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchHistoryIndexer } from './history-indexer.ts';
 import { benchHistoryStore } from './history-store.ts';
+import { benchLoad } from './load.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,
   clearinghouse: benchClearinghouse,
   'rest-orders': benchRestOrders,
+  load: benchLoad,
   signatures: benchSignatures,
   'ws-fanout': benchWsFanout,
   consensus: benchConsensus,

@@ -1,6 +1,7 @@
 // cli/: the `svc` command. Returns an exit code; the process is ended by bin/svc.js.
 import { NodeStartError } from '../node/index.ts';
 import { GenesisError } from '../genesis/index.ts';
+import { stageReport } from '../primitives/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
@@ -31,7 +32,11 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 /** Serves until Ctrl-C or SIGTERM, then stops the node cleanly; a second signal forces exit. */
 async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: number }, out: (line: string) => void): Promise<number> {
+  // SIGUSR2 prints where the event loop's time went, by stage (docs/performance.md).
+  const report = () => out(`stages ${JSON.stringify(stageReport())}`);
+  process.on('SIGUSR2', report);
   const sig = await waitForSignal();
+  process.off('SIGUSR2', report);
   out(`\n${sig}: stopping (a second signal forces exit)`);
   const force = () => process.exit(130);
   process.once('SIGINT', force);

@@ -22,6 +22,8 @@ export interface DevnetOptions {
   /** False with --no-history: no indexer, no /v4 or /stats. */
   readonly history: boolean;
   readonly rateLimits: RateLimitConfig;
+  /** Worker threads recovering signers; null: the node's default (docs/performance.md). */
+  readonly signerWorkers: number | null;
 }
 
 export class UsageError extends Error {
@@ -53,6 +55,8 @@ Options:
                           0 = none): stats, info, historical-free, historical-authenticated,
                           historical-staker, exchange-ip, exchange-signer, v1; or a count for
                           ws-connections-per-ip, ws-subscriptions-per-connection, ws-subscriptions-per-ip
+  --signer-workers <n>    worker threads recovering signers (default: one per core, 1 to 4; 0 =
+                          on the event loop)
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -101,6 +105,13 @@ function rateLimits(preset: string, flags: readonly string[]): RateLimitConfig {
   }
 }
 
+function signerWorkers(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 64) throw new UsageError(`--signer-workers must be an integer from 0 to 64, got "${v}"`);
+  return n;
+}
+
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
   let values;
   try {
@@ -123,6 +134,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'no-history': { type: 'boolean' },
         'rate-limits': { type: 'string' },
         'rate-limit': { type: 'string', multiple: true },
+        'signer-workers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -148,5 +160,6 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     indexerDb: indexerDb(values['indexer-db']),
     history: !(values['no-history'] ?? false),
     rateLimits: rateLimits(values['rate-limits'] ?? 'devnet', values['rate-limit'] ?? []),
+    signerWorkers: signerWorkers(values['signer-workers']),
   };
 }

@@ -5,3 +5,4 @@ export * from './canonical-json.ts';
 export * from './crypto.ts';
 export * from './eip712.ts';
 export * from './ed25519.ts';
+export * from './stage-meter.ts';

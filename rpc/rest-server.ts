@@ -22,6 +22,7 @@ import { RateLimitError, type Limits } from './limits.ts';
 import { HMAC_HEADERS, type HmacHeaders } from './hmac.ts';
 import { handleHyperliquidExchange, UnprocessableBody } from './hyperliquid/exchange.ts';
 import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyStore } from './api-keys.ts';
+import { stageEnd } from '../primitives/index.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -56,6 +57,9 @@ interface Request {
 type Route = (req: Request) => Promise<Reply> | Reply;
 
 const OK = '200 OK';
+
+/** The query of a request without one (most): shared, read-only by convention (no route writes a query). */
+const NO_QUERY = new URLSearchParams();
 
 function decodePathParam(p: string): string {
   try {
@@ -221,7 +225,7 @@ export class RestServer {
       url,
       pathWithQuery: rawQuery === '' ? url : `${url}?${rawQuery}`,
       params,
-      query: new URLSearchParams(rawQuery),
+      query: rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
       hmac: { key: req.getHeader(HMAC_HEADERS.key), sign: req.getHeader(HMAC_HEADERS.sign), timestamp: req.getHeader(HMAC_HEADERS.timestamp) },
     };
   }
@@ -232,9 +236,11 @@ export class RestServer {
       const head = RestServer.head('GET', nParams, res, req);
       let aborted = false;
       res.onAborted(() => (aborted = true));
+      const t0 = performance.now();
       void this.run(route, { ...head, body: Buffer.alloc(0) }).then((reply) => {
         if (!aborted) this.send(res, reply);
       });
+      stageEnd('requests', t0);
     });
   }
 
@@ -253,12 +259,14 @@ export class RestServer {
         // uWS reuses the chunk's memory after the callback: copy it.
         else chunks.push(Buffer.from(Buffer.from(chunk)));
         if (!isLast) return;
+        const t0 = performance.now();
         const reply = tooLarge
           ? Promise.resolve({ status: STATUS_LINE.bad_request, body: new HttpError('bad_request', `Request body larger than ${this.opts.maxBodyBytes} bytes`).body() })
           : this.run(route, { ...head, body: Buffer.concat(chunks) });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
         });
+        stageEnd('requests', t0);
       });
     });
   }
@@ -281,6 +289,7 @@ export class RestServer {
   }
 
   private send(res: uWS.HttpResponse, reply: Reply): void {
+    const t0 = performance.now();
     const json = reply.text ?? JSON.stringify(reply.body);
     res.cork(() => {
       res.writeStatus(reply.status);
@@ -289,5 +298,6 @@ export class RestServer {
       this.corsHeaders(res);
       res.end(json);
     });
+    stageEnd('answers', t0);
   }
 }

@@ -5,7 +5,7 @@
 // connections' limits, idle rule and pub/sub; its connections never enter the root's paths.
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { ExchangeEvent, FillRecord } from '../exchange/index.ts';
-import { canonicalize, normalizeAddress } from '../primitives/index.ts';
+import { canonicalize, normalizeAddress, stageEnd } from '../primitives/index.ts';
 import type { NodeApi } from './api.ts';
 import { UwsListener } from './uws-listener.ts';
 import { handleExchange } from './exchange-endpoint.ts';
@@ -153,7 +153,11 @@ export class WsServer {
       },
       message: dialect
         ? (ws, message) => void this.hyperliquid.onMessage(ws, Buffer.from(message).toString('utf8'))
-        : (ws, message) => void this.onMessage(ws, Buffer.from(message).toString('utf8')),
+        : (ws, message) => {
+          const t0 = performance.now();
+          void this.onMessage(ws, Buffer.from(message).toString('utf8'));
+          stageEnd('requests', t0);
+        },
       close: (ws) => {
         this.conns.delete(ws);
         if (dialect) this.hyperliquid.close(ws);
@@ -215,7 +219,9 @@ export class WsServer {
 
   private send(ws: uWS.WebSocket<Conn>, msg: unknown): void {
     if (!this.conns.has(ws)) return;
+    const t0 = performance.now();
     ws.send(JSON.stringify(msg), false);
+    stageEnd('answers', t0);
   }
 
   private error(ws: uWS.WebSocket<Conn>, message: string): void {

@@ -4,6 +4,7 @@
 // executes and commits blocks. One thread per process serves every node the process runs, so a
 // process that starts nodes one after another (tests, tools) boots it once.
 import { Worker } from 'node:worker_threads';
+import { nameThread } from '../../primitives/index.ts';
 import type { HistoryReader } from '../../rpc/index.ts';
 import type { IndexedBlock } from './indexed-block.ts';
 import type { HistoryStoreConfig } from './open-store.ts';
@@ -19,7 +20,8 @@ export type ToIndexer =
 
 type FromIndexer =
   | { readonly t: 'answer'; readonly id: number; readonly value?: unknown; readonly error?: string }
-  | { readonly t: 'log'; readonly client: number; readonly line: string };
+  | { readonly t: 'log'; readonly client: number; readonly line: string }
+  | { readonly t: 'thread'; readonly tid: number | null };
 
 /** A request that expects an answer, before its id is given. */
 type Call = ToIndexer extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never;
@@ -46,6 +48,7 @@ class IndexerThread {
   private constructor(private readonly worker: Worker) {
     worker.on('message', (m: FromIndexer) => {
       if (m.t === 'log') this.logs.get(m.client)?.(m.line);
+      else if (m.t === 'thread') nameThread(m.tid, 'history indexer');
       else {
         const p = this.pending.get(m.id);
         if (p === undefined) return;

@@ -3,6 +3,7 @@
 // derives and writes the history from the blocks the node posts (as JSON text: one string crosses
 // the thread boundary, not an object graph), and answers the node's reads of the store.
 import { parentPort } from 'node:worker_threads';
+import { currentThreadId } from '../../primitives/index.ts';
 import { Indexer } from './indexer.ts';
 import type { IndexedBlock } from './indexed-block.ts';
 import { openHistoryStore } from './open-store.ts';
@@ -11,6 +12,7 @@ import type { ToIndexer } from './client.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('node/indexer/worker.ts runs as a worker thread');
+port.postMessage({ t: 'thread', tid: currentThreadId() });
 
 /** Store methods a node may call. */
 const READS = new Set([

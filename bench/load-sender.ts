@@ -1,0 +1,252 @@
+// A load generator process (started by load.ts): signs its whole share of the run before the
+// clock starts, then sends it over HTTP keep-alive connections (one request in flight per
+// connection, as a client without pipelining) or WebSocket `post`s, at a fixed rate or as fast
+// as answered, and reports every answer's latency and failure reason.
+import { connect, type Socket } from 'node:net';
+import WebSocket from 'ws';
+import { flowAccounts, orderSigner } from './order-flow.ts';
+import { loadAction, type LoadMix } from './load-flow.ts';
+
+export interface SenderConfig {
+  readonly id: number;
+  readonly transport: 'http' | 'ws';
+  /** Base URLs (http://host:port or ws://host:port/ws), used in turn by the connections. */
+  readonly urls: readonly string[];
+  readonly mix: LoadMix;
+  /** Actions a second this sender offers; 0: as fast as answered. */
+  readonly rate: number;
+  readonly seconds: number;
+  /** Actions to sign (the rate times the seconds, or a bound for an as-fast-as-answered run). */
+  readonly count: number;
+  /** The rate nonces are planned for (the offered rate, or the expected one). */
+  readonly plannedRate: number;
+  /** HTTP: connections; WebSocket: connections. */
+  readonly conns: number;
+  /** WebSocket, as fast as answered: posts in flight per connection. */
+  readonly window: number;
+  /** Devnet accounts this sender signs for: [first, count]. */
+  readonly accounts: readonly [number, number];
+}
+
+export interface SenderReport {
+  readonly kind: 'done';
+  readonly sent: number;
+  readonly ok: number;
+  readonly orders: number;
+  readonly reasons: Record<string, number>;
+  /** Milliseconds from send to answer, one per answered action. */
+  readonly latencies: number[];
+  /** Actions not answered when the sender gave up waiting. */
+  readonly unanswered: number;
+}
+
+interface Frame {
+  readonly bytes: Buffer;
+  readonly orders: number;
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+
+function httpRequest(host: string, body: string): Buffer {
+  const b = Buffer.from(body);
+  return Buffer.concat([Buffer.from(`POST /exchange HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${b.length}\r\n\r\n`), b]);
+}
+
+/** The whole share, signed: each action's nonce planned for its send time (the devnet takes nonces within 60 s of its clock). */
+function signAll(cfg: SenderConfig, start: number): { frames: Frame[]; bodies: string[] } {
+  const accounts = flowAccounts(cfg.accounts[0], cfg.accounts[1]);
+  const sign = orderSigner();
+  const bodies: string[] = [];
+  const orders: number[] = [];
+  for (let k = 0; k < cfg.count; k++) {
+    const { acct, action, orders: n } = loadAction(cfg.mix, k, accounts, (cfg.id + 1) * 1e12);
+    bodies.push(JSON.stringify(sign(acct, action, start + (k * 1000) / cfg.plannedRate)));
+    orders.push(n);
+  }
+  return { frames: bodies.map((b, k) => ({ bytes: Buffer.alloc(0), orders: orders[k] as number })), bodies };
+}
+
+class Tally {
+  ok = 0;
+  orders = 0;
+  answered = 0;
+  readonly reasons: Record<string, number> = {};
+  readonly latencies: number[] = [];
+
+  answer(sentAt: number, ok: boolean, orders: number, reason: () => string): void {
+    this.answered++;
+    this.latencies.push(performance.now() - sentAt);
+    if (ok) {
+      this.ok++;
+      this.orders += orders;
+    } else {
+      const why = reason().slice(0, 100);
+      this.reasons[why] = (this.reasons[why] ?? 0) + 1;
+    }
+  }
+}
+
+/** One keep-alive connection: writes a request when the previous one is answered. */
+class HttpConn {
+  private buf: Buffer = Buffer.alloc(0);
+  private sentAt = 0;
+  private orders = 0;
+  busy = false;
+  readonly ready: Promise<void>;
+  private readonly socket: Socket;
+
+  constructor(url: string, private readonly tally: Tally, private readonly onFree: (c: HttpConn) => void) {
+    const u = new URL(url);
+    this.socket = connect({ host: u.hostname, port: Number(u.port) });
+    this.socket.setNoDelay(true);
+    this.ready = new Promise((resolve, reject) => this.socket.once('connect', resolve).once('error', reject));
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+  }
+
+  send(frame: Frame): void {
+    this.busy = true;
+    this.sentAt = performance.now();
+    this.orders = frame.orders;
+    this.socket.write(frame.bytes);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const end = this.buf.indexOf(HEAD_END);
+    if (end < 0) return;
+    const head = this.buf.toString('latin1', 0, end);
+    const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    if (this.buf.length < end + 4 + length) return;
+    const body = this.buf.toString('utf8', end + 4, end + 4 + length);
+    this.buf = this.buf.subarray(end + 4 + length);
+    const status = head.slice(9, 12);
+    const ok = status === '200' && body.startsWith('{"status":"ok"');
+    this.tally.answer(this.sentAt, ok, this.orders, () => (status === '200' ? body : `HTTP ${status} ${body}`));
+    this.busy = false;
+    this.onFree(this);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
+  const hostOf = (url: string) => new URL(url).host;
+  frames.forEach((f, k) => ((f as { bytes: Buffer }).bytes = httpRequest(hostOf(cfg.urls[k % cfg.urls.length] as string), bodies[k] as string)));
+  bodies.length = 0;
+  let next = 0;
+  let due = cfg.rate === 0 ? frames.length : 0;
+  const free: HttpConn[] = [];
+  const pump = () => {
+    while (next < due && free.length > 0) (free.pop() as HttpConn).send(frames[next++] as Frame);
+  };
+  const conns = Array.from({ length: cfg.conns }, (_, i) => new HttpConn(cfg.urls[i % cfg.urls.length] as string, tally, (c) => {
+    free.push(c);
+    pump();
+  }));
+  await Promise.all(conns.map((c) => c.ready));
+  process.send?.({ kind: 'ready' });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const start = performance.now();
+  free.push(...conns);
+  await pace(cfg, start, (d) => {
+    due = cfg.rate === 0 ? frames.length : d;
+    pump();
+  });
+  due = next; // the run is over: what is in flight is answered, nothing more is sent
+  await drain(tally, () => next);
+  for (const c of conns) c.close();
+  return next;
+}
+
+async function sendWs(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
+  bodies.forEach((b, k) => ((frames[k] as { bytes: Buffer }).bytes = Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":${b}}}`)));
+  bodies.length = 0;
+  const sentAt = new Float64Array(frames.length);
+  const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
+    const ws = new WebSocket(cfg.urls[i % cfg.urls.length] as string, { perMessageDeflate: false });
+    ws.once('open', () => resolve(ws)).once('error', reject);
+  })));
+  const inFlight = new Int32Array(cfg.conns);
+  let next = 0;
+  let due = 0;
+  let over = false;
+  const pump = () => {
+    const limit = over ? next : cfg.rate === 0 ? frames.length : due;
+    while (next < limit && next < frames.length) {
+      const c = next % cfg.conns;
+      if (cfg.rate === 0 && (inFlight[c] as number) >= cfg.window) break;
+      inFlight[c] = (inFlight[c] as number) + 1;
+      sentAt[next] = performance.now();
+      (sockets[c] as WebSocket).send((frames[next] as Frame).bytes);
+      next++;
+    }
+  };
+  const idAt = Buffer.from('"id":');
+  sockets.forEach((ws, c) => ws.on('message', (data: Buffer) => {
+    const at = data.indexOf(idAt);
+    if (at < 0) return;
+    let id = 0;
+    for (let i = at + idAt.length; i < data.length; i++) {
+      const d = (data[i] as number) - 0x30;
+      if (d < 0 || d > 9) break;
+      id = id * 10 + d;
+    }
+    const text = data.toString();
+    const ok = text.includes('"response":{"status":"ok"');
+    inFlight[c] = (inFlight[c] as number) - 1;
+    tally.answer(sentAt[id] as number, ok, (frames[id] as Frame).orders, () => text.replace(/^.*"response":/, ''));
+    if (cfg.rate === 0) pump();
+  }));
+  process.send?.({ kind: 'ready' });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const start = performance.now();
+  await pace(cfg, start, (d) => {
+    due = d;
+    pump();
+  });
+  over = true;
+  await drain(tally, () => next);
+  for (const ws of sockets) ws.close();
+  return next;
+}
+
+/** Calls `tick` with the actions due so far every millisecond until the run's end. */
+function pace(cfg: SenderConfig, start: number, tick: (due: number) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const step = () => {
+      const elapsed = performance.now() - start;
+      if (elapsed >= cfg.seconds * 1000) return resolve();
+      tick(Math.min(cfg.count, Math.floor((elapsed * cfg.rate) / 1000)));
+      setTimeout(step, 1);
+    };
+    step();
+  });
+}
+
+/** Waits (at most 15 s) for the answers of everything sent. */
+async function drain(tally: Tally, sent: () => number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (tally.answered < sent() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+async function main(): Promise<void> {
+  const cfg = JSON.parse(process.env.LOAD_SENDER as string) as SenderConfig;
+  // Nonces are planned from when sending will start: estimated from the first signatures' speed.
+  const t0 = Date.now();
+  signAll({ ...cfg, count: Math.min(cfg.count, 1000) }, t0);
+  const perAction = (Date.now() - t0) / Math.min(cfg.count, 1000);
+  const start = Date.now() + perAction * cfg.count * 1.2 + 1500;
+  const { frames, bodies } = signAll(cfg, start);
+  process.send?.({ kind: 'signed', start });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const tally = new Tally();
+  const sent = cfg.transport === 'http' ? await sendHttp(cfg, bodies, frames, tally) : await sendWs(cfg, bodies, frames, tally);
+  const report: SenderReport = {
+    kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: tally.latencies, unanswered: sent - tally.answered,
+  };
+  process.send?.(report, () => process.exit(0));
+}
+
+await main();

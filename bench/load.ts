@@ -1,0 +1,220 @@
+// The hot path's load generator: a real devnet (`svc devnet`) or a 4-validator loopback testnet
+// (`svc testnet` + `svc start`), and sender processes (load-sender.ts) that sign everything
+// before the clock starts, then send signed actions over HTTP keep-alive connections or
+// WebSocket posts. Prints actions/s and orders/s answered, latency from send to answer, failures
+// by reason, the node's CPU per action over all threads and on its event loop (from /proc), per
+// thread role and per stage (the node's SIGUSR2 report), and its RSS over the run.
+//   LOAD_NET devnet|testnet (devnet), LOAD_TRANSPORT http|ws (http), LOAD_MIX single|batch|mixed
+//   (single), LOAD_RATE actions/s offered in total, 0 = as fast as answered (5000), LOAD_SECONDS
+//   (20), LOAD_SENDERS processes (2), LOAD_CONNS per sender (http 64, ws 4), LOAD_WINDOW posts in
+//   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
+//   LOAD_PROFILE a directory for the (first) node's CPU profile.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { DEV_ACCOUNTS } from '../genesis/index.ts';
+import { STAGES, type StageReport } from '../primitives/index.ts';
+import { tempDir } from '../test/support/node.ts';
+import { LOAD_MIXES, type LoadMix } from './load-flow.ts';
+import { processCpu, rssMb, startSvc, startTestnet, stopAll, threadCpu, type NodeProcess } from './processes.ts';
+import type { SenderConfig, SenderReport } from './load-sender.ts';
+
+const SENDER = fileURLToPath(new URL('./load-sender.ts', import.meta.url));
+
+export interface LoadOptions {
+  readonly net: 'devnet' | 'testnet';
+  readonly transport: 'http' | 'ws';
+  readonly mix: LoadMix;
+  /** Actions a second offered in total; 0: as fast as answered. */
+  readonly rate: number;
+  readonly seconds: number;
+  readonly senders: number;
+  readonly conns: number;
+  readonly window: number;
+  readonly nodeArgs: readonly string[];
+  /** A directory for the (first) node's CPU profile, or null. */
+  readonly profile: string | null;
+  /** Print the tables (the bench) or stay quiet (the test). */
+  readonly print: boolean;
+}
+
+export interface LoadReport {
+  readonly sent: number;
+  readonly ok: number;
+  readonly unanswered: number;
+  readonly orders: number;
+  readonly reasons: Record<string, number>;
+  readonly actionsPerSecond: number;
+  readonly ordersPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  /** Node CPU per action sent, µs: all threads and the event loop (the first node of a testnet). */
+  readonly cpuPerAction: number;
+  readonly loopPerAction: number;
+  readonly rssMb: readonly number[];
+}
+
+export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOptions {
+  const transport = env.LOAD_TRANSPORT === 'ws' ? 'ws' : 'http';
+  const mix = (LOAD_MIXES as readonly string[]).includes(env.LOAD_MIX ?? '') ? (env.LOAD_MIX as LoadMix) : 'single';
+  return {
+    net: env.LOAD_NET === 'testnet' ? 'testnet' : 'devnet',
+    transport,
+    mix,
+    rate: Number(env.LOAD_RATE ?? 5000),
+    seconds: Number(env.LOAD_SECONDS ?? 20),
+    senders: Number(env.LOAD_SENDERS ?? 2),
+    conns: Number(env.LOAD_CONNS ?? (transport === 'http' ? 64 : 4)),
+    window: Number(env.LOAD_WINDOW ?? 256),
+    nodeArgs: (env.LOAD_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    profile: env.LOAD_PROFILE ?? null,
+    print: true,
+  };
+}
+
+function pct(sorted: Float64Array, p: number): number {
+  return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+}
+
+function sender(cfg: SenderConfig): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+function nextMessage<T>(c: ChildProcess, kind: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { kind: string }) => {
+      if (m.kind !== kind) return;
+      c.off('message', onMessage);
+      c.off('exit', onExit);
+      resolve(m as T);
+    };
+    const onExit = (code: number | null) => reject(new Error(`a sender exited (${code}) before "${kind}"`));
+    c.on('message', onMessage);
+    c.once('exit', onExit);
+  });
+}
+
+/** The node's stage report: SIGUSR2 makes it print one line; the latest is read from its output. */
+async function stages(node: NodeProcess): Promise<StageReport> {
+  const count = () => node.output().split('\nstages ').length;
+  const before = count();
+  node.proc.kill('SIGUSR2');
+  const deadline = Date.now() + 5000;
+  while (count() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const line = node.output().split('\nstages ').pop()?.split('\n')[0] ?? '{}';
+  return JSON.parse(line) as StageReport;
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadReport> {
+  const dir = await tempDir('svc-load-');
+  let nodes: NodeProcess[] = [];
+  const senders: ChildProcess[] = [];
+  try {
+    nodes = o.net === 'devnet'
+      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`])]
+      : await startTestnet(dir, 4, (i) => (i === 0 && o.profile !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : []));
+    const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
+    // Accounts split between the senders (each signs for its own, so their nonces never collide).
+    const perSender = Math.floor(Math.min(10, DEV_ACCOUNTS.length) / o.senders);
+    const expected = o.rate > 0 ? o.rate : o.mix === 'batch' ? 6000 : 12_000;
+    for (let i = 0; i < o.senders; i++) {
+      const rate = o.rate / o.senders;
+      senders.push(sender({
+        id: i, transport: o.transport, urls, mix: o.mix, rate, seconds: o.seconds,
+        count: Math.ceil(((o.rate > 0 ? o.rate : expected * 1.5) * o.seconds) / o.senders),
+        plannedRate: expected / o.senders, conns: o.conns, window: o.window, accounts: [i * perSender, perSender],
+      }));
+    }
+    const signStarted = Date.now();
+    const signed = await Promise.all(senders.map((s) => nextMessage<{ start: number }>(s, 'signed')));
+    const signSeconds = (Date.now() - signStarted) / 1000;
+    // Nonces were planned from `start`: sending begins then (never more than a few seconds off).
+    const start = Math.min(...signed.map((s) => s.start));
+    if (Date.now() < start - 1000) await new Promise((r) => setTimeout(r, start - 1000 - Date.now()));
+    const ready = senders.map((s) => nextMessage(s, 'ready'));
+    for (const s of senders) s.send({ kind: 'connect' });
+    await Promise.all(ready);
+    const pids = nodes.map((n) => n.proc.pid as number);
+    const stages0 = await stages(nodes[0] as NodeProcess);
+    const threads0 = threadCpu(pids[0] as number);
+    const cpu0 = pids.map(processCpu);
+    const gen0 = senders.map((s) => processCpu(s.pid as number));
+    const done = senders.map((s) => nextMessage<SenderReport>(s, 'done'));
+    const started = performance.now();
+    for (const s of senders) s.send({ kind: 'go' });
+    const rss: number[] = [];
+    const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
+    // CPU is read when the last action is answered (or given up on), not after the drain's wait.
+    const reports = await Promise.all(done.map(async (d, i) => {
+      const r = await d;
+      return { r, gen: processCpu((senders[i] as ChildProcess).pid as number) - (gen0[i] as number) };
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    const cpu = pids.map((p, i) => processCpu(p) - (cpu0[i] as number));
+    const threads1 = threadCpu(pids[0] as number);
+    const stages1 = await stages(nodes[0] as NodeProcess);
+    const all = reports.map((x) => x.r);
+    const sent = all.reduce((a, r) => a + r.sent, 0);
+    const ok = all.reduce((a, r) => a + r.ok, 0);
+    const orders = all.reduce((a, r) => a + r.orders, 0);
+    const unanswered = all.reduce((a, r) => a + r.unanswered, 0);
+    const reasons: Record<string, number> = {};
+    for (const r of all) for (const [k, v] of Object.entries(r.reasons)) reasons[k] = (reasons[k] ?? 0) + v;
+    const lat = Float64Array.from(all.flatMap((r) => r.latencies)).sort();
+    const seconds = Math.min(elapsed, o.seconds);
+    const perAction = (s: number) => (s * 1e6) / Math.max(1, sent);
+    const loopCpu = (threads1.get(pids[0] as number) ?? 0) - (threads0.get(pids[0] as number) ?? 0);
+    const report: LoadReport = {
+      sent, ok, unanswered, orders, reasons,
+      actionsPerSecond: ok / seconds, ordersPerSecond: orders / seconds,
+      p50: pct(lat, 50), p99: pct(lat, 99), max: lat[lat.length - 1] ?? NaN,
+      cpuPerAction: perAction(cpu[0] as number), loopPerAction: perAction(loopCpu), rssMb: rss,
+    };
+    if (o.print) {
+      const offered = o.rate > 0 ? `${o.rate}/s offered` : 'as fast as answered';
+      console.log(`${o.net}, ${o.transport}, ${o.mix} mix, ${offered}, ${o.seconds} s; ${o.senders} senders signed ${sent} actions in ${signSeconds.toFixed(1)} s before the clock`);
+      console.table({
+        answered: {
+          'actions/s': Math.round(report.actionsPerSecond), 'orders/s': Math.round(report.ordersPerSecond), ok, sent, unanswered,
+          'p50 ms': report.p50.toFixed(1), 'p99 ms': report.p99.toFixed(1), 'max ms': report.max.toFixed(1),
+        },
+      });
+      const failures = Object.entries(reasons).sort((a, b) => b[1] - a[1]);
+      if (failures.length > 0) console.log(`failures: ${failures.slice(0, 8).map(([why, n]) => `${n} × ${why}`).join('\n  ')}`);
+      const genCpu = reports.reduce((a, x) => a + x.gen, 0);
+      console.log(`cores used: ${nodes.length === 1 ? 'node' : 'nodes'} ${cpu.map((c) => (c / seconds).toFixed(2)).join(' + ')}, load generators ${(genCpu / seconds).toFixed(2)}, of ${availableParallelism()}`);
+      console.log(`node CPU per action: all threads ${report.cpuPerAction.toFixed(1)} µs, event loop ${report.loopPerAction.toFixed(1)} µs${nodes.length > 1 ? ` (first node; the four: ${cpu.map((c) => perAction(c).toFixed(0)).join(', ')} µs)` : ''}`);
+      // Threads by role: the node names the threads it starts; the rest are V8's, libuv's and LevelDB's.
+      const roles = new Map<string, number>();
+      for (const [tid, s] of threads1) {
+        const role = tid === pids[0] ? 'event loop' : (stages1.threads[String(tid)] ?? (process.env.LOAD_THREADS === '1' ? `thread ${tid}` : 'other threads (V8, libuv, LevelDB)'));
+        roles.set(role, (roles.get(role) ?? 0) + s - (threads0.get(tid) ?? 0));
+      }
+      console.table(Object.fromEntries([...roles].map(([role, s]) => [role, { 'µs per action': perAction(s).toFixed(1), cores: (s / seconds).toFixed(2) }])));
+      const stageRows: Record<string, { 'µs per action': string }> = {};
+      let timed = 0;
+      for (const s of STAGES) {
+        const ms = (stages1.stagesMs[s] ?? 0) - (stages0.stagesMs[s] ?? 0);
+        timed += ms;
+        stageRows[s] = { 'µs per action': perAction(ms / 1000).toFixed(1) };
+      }
+      stageRows['untimed (I/O, GC, timers)'] = { 'µs per action': perAction(loopCpu - timed / 1000).toFixed(1) };
+      console.log('event loop by stage (wall time of synchronous sections):');
+      console.table(stageRows);
+      const step = Math.max(1, Math.floor(rss.length / 12));
+      console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
+    }
+    return report;
+  } finally {
+    for (const s of senders) s.kill('SIGKILL');
+    await stopAll(nodes);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchLoad(): Promise<void> {
+  await runLoad(loadOptionsFromEnv());
+}
