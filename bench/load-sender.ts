@@ -43,6 +43,8 @@ export interface SenderReport {
 interface Frame {
   readonly bytes: Buffer;
   readonly orders: number;
+  /** The signing account's index: an account's actions all go over one connection, in order, as a client's would. */
+  readonly account: number;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -57,13 +59,13 @@ function signAll(cfg: SenderConfig, start: number): { frames: Frame[]; bodies: s
   const accounts = flowAccounts(cfg.accounts[0], cfg.accounts[1]);
   const sign = orderSigner();
   const bodies: string[] = [];
-  const orders: number[] = [];
+  const frames: Frame[] = [];
   for (let k = 0; k < cfg.count; k++) {
-    const { acct, action, orders: n } = loadAction(cfg.mix, k, accounts, (cfg.id + 1) * 1e12);
+    const { acct, action, orders } = loadAction(cfg.mix, k, accounts, (cfg.id + 1) * 1e12);
     bodies.push(JSON.stringify(sign(acct, action, start + (k * 1000) / cfg.plannedRate)));
-    orders.push(n);
+    frames.push({ bytes: Buffer.alloc(0), orders, account: accounts.indexOf(acct) });
   }
-  return { frames: bodies.map((b, k) => ({ bytes: Buffer.alloc(0), orders: orders[k] as number })), bodies };
+  return { frames, bodies };
 }
 
 class Tally {
@@ -137,26 +139,37 @@ async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], ta
   bodies.length = 0;
   let next = 0;
   let due = cfg.rate === 0 ? frames.length : 0;
-  const free: HttpConn[] = [];
+  // Each account has its own connections (to one node of a testnet), as a client would: its
+  // actions arrive in order, at most that many in flight.
+  const accounts = cfg.accounts[1];
+  const free: HttpConn[][] = Array.from({ length: accounts }, () => []);
   const pump = () => {
-    while (next < due && free.length > 0) (free.pop() as HttpConn).send(frames[next++] as Frame);
+    while (next < due) {
+      const idle = free[(frames[next] as Frame).account] as HttpConn[];
+      if (idle.length === 0) return;
+      (idle.pop() as HttpConn).send(frames[next++] as Frame);
+    }
   };
-  const conns = Array.from({ length: cfg.conns }, (_, i) => new HttpConn(cfg.urls[i % cfg.urls.length] as string, tally, (c) => {
-    free.push(c);
-    pump();
-  }));
-  await Promise.all(conns.map((c) => c.ready));
+  const conns = Array.from({ length: Math.max(cfg.conns, accounts) }, (_, i) => {
+    const account = i % accounts;
+    const conn = new HttpConn(cfg.urls[account % cfg.urls.length] as string, tally, () => {
+      (free[account] as HttpConn[]).push(conn);
+      pump();
+    });
+    return { conn, account };
+  });
+  await Promise.all(conns.map((c) => c.conn.ready));
   process.send?.({ kind: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
   const start = performance.now();
-  free.push(...conns);
+  for (const c of conns) (free[c.account] as HttpConn[]).push(c.conn);
   await pace(cfg, start, (d) => {
     due = cfg.rate === 0 ? frames.length : d;
     pump();
   });
   due = next; // the run is over: what is in flight is answered, nothing more is sent
   await drain(tally, () => next);
-  for (const c of conns) c.close();
+  for (const c of conns) c.conn.close();
   return next;
 }
 
@@ -165,6 +178,7 @@ async function sendWs(cfg: SenderConfig, bodies: string[], frames: Frame[], tall
   bodies.length = 0;
   const sentAt = new Float64Array(frames.length);
   const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
+    // Connection i carries the accounts i, i + conns, ...; on a testnet it goes to node i mod n.
     const ws = new WebSocket(cfg.urls[i % cfg.urls.length] as string, { perMessageDeflate: false });
     ws.once('open', () => resolve(ws)).once('error', reject);
   })));
@@ -175,7 +189,7 @@ async function sendWs(cfg: SenderConfig, bodies: string[], frames: Frame[], tall
   const pump = () => {
     const limit = over ? next : cfg.rate === 0 ? frames.length : due;
     while (next < limit && next < frames.length) {
-      const c = next % cfg.conns;
+      const c = (frames[next] as Frame).account % cfg.conns;
       if (cfg.rate === 0 && (inFlight[c] as number) >= cfg.window) break;
       inFlight[c] = (inFlight[c] as number) + 1;
       sentAt[next] = performance.now();

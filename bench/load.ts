@@ -185,7 +185,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       const failures = Object.entries(reasons).sort((a, b) => b[1] - a[1]);
       if (failures.length > 0) console.log(`failures: ${failures.slice(0, 8).map(([why, n]) => `${n} × ${why}`).join('\n  ')}`);
       const genCpu = reports.reduce((a, x) => a + x.gen, 0);
-      console.log(`cores used: ${nodes.length === 1 ? 'node' : 'nodes'} ${cpu.map((c) => (c / seconds).toFixed(2)).join(' + ')}, load generators ${(genCpu / seconds).toFixed(2)}, of ${availableParallelism()}`);
+      console.log(`cores used: ${nodes.length === 1 ? 'node' : 'nodes'} ${cpu.map((c) => (c / elapsed).toFixed(2)).join(' + ')}, load generators ${(genCpu / elapsed).toFixed(2)}, of ${availableParallelism()} (over ${elapsed.toFixed(1)} s, the run and the wait for its last answers)`);
       console.log(`node CPU per action: all threads ${report.cpuPerAction.toFixed(1)} µs, event loop ${report.loopPerAction.toFixed(1)} µs${nodes.length > 1 ? ` (first node; the four: ${cpu.map((c) => perAction(c).toFixed(0)).join(', ')} µs)` : ''}`);
       // Threads by role: the node names the threads it starts; the rest are V8's, libuv's and LevelDB's.
       const roles = new Map<string, number>();
@@ -193,7 +193,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
         const role = tid === pids[0] ? 'event loop' : (stages1.threads[String(tid)] ?? (process.env.LOAD_THREADS === '1' ? `thread ${tid}` : 'other threads (V8, libuv, LevelDB)'));
         roles.set(role, (roles.get(role) ?? 0) + s - (threads0.get(tid) ?? 0));
       }
-      console.table(Object.fromEntries([...roles].map(([role, s]) => [role, { 'µs per action': perAction(s).toFixed(1), cores: (s / seconds).toFixed(2) }])));
+      console.table(Object.fromEntries([...roles].map(([role, s]) => [role, { 'µs per action': perAction(s).toFixed(1), cores: (s / elapsed).toFixed(2) }])));
       const stageRows: Record<string, { 'µs per action': string }> = {};
       let timed = 0;
       for (const s of STAGES) {

@@ -15,13 +15,19 @@ export interface CommittedHead {
 
 /** What consensus needs from the application; declared here, supplied by node/. */
 export interface ConsensusApp {
-  /** Last committed block as the application has durably stored it. */
+  /** Last committed block: durably stored, or executed with its write queued (`executeBlock`). */
   head(): CommittedHead;
   /** Pending transactions in admission order, at most `maxTxs` and `maxBytes`, removed from the pool. */
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[];
   pendingTxs(): number;
   /** Executes and durably stores a decided block; resolves when it is on disk. */
   commitBlock(block: Block, commit: Commit): Promise<void>;
+  /**
+   * Optional pipelining (the single validator, whose blocks are decided when proposed): executes
+   * the block and resolves once `head()` has moved to it, with `durable`, which settles once it is
+   * on disk (writes are applied in block order; a failed write fails those after it).
+   */
+  executeBlock?(block: Block, commit: Commit): Promise<{ readonly durable: Promise<void> }>;
 }
 
 export interface ConsensusEngine {

@@ -4,6 +4,7 @@
 import { commitSignBytes, headerHash, txRoot, type Block, type BlockHeader, type Commit } from './block.ts';
 import type { ConsensusApp, ConsensusEngine } from './engine.ts';
 import type { ValidatorKey } from './validator-key.ts';
+import { stageEnd } from '../primitives/index.ts';
 
 export interface SoloOptions {
   readonly chainId: number;
@@ -23,7 +24,14 @@ export interface SoloOptions {
 export class SoloEngine implements ConsensusEngine {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
+  /**
+   * Writes of executed blocks not yet on disk (at most two: one being written, one executed and
+   * queued behind it). A block executes while the one before it is written; the block after
+   * waits for the older write, so transactions gather into blocks while the disk syncs.
+   */
+  private writes: Promise<void>[] = [];
   private running = false;
+  private failed = false;
   private dueAt = 0;
 
   constructor(
@@ -46,6 +54,7 @@ export class SoloEngine implements ConsensusEngine {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     await this.inFlight;
+    await Promise.all(this.writes);
   }
 
   /** Arms the production timer to fire in `delayMs`, unless it is already due sooner. */
@@ -66,6 +75,9 @@ export class SoloEngine implements ConsensusEngine {
   }
 
   private async produce(): Promise<void> {
+    while (this.writes.length >= 2) await this.writes.shift();
+    if (!this.running) return;
+    const t0 = performance.now();
     const head = this.app.head();
     const txs = this.app.reapTxs(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const header: BlockHeader = {
@@ -86,11 +98,22 @@ export class SoloEngine implements ConsensusEngine {
         { validator: this.opts.key.publicKey, signature: this.opts.key.sign(commitSignBytes(this.opts.chainId, header.height, blockHash)) },
       ],
     };
-    try {
-      await this.app.commitBlock(block, commit);
-    } catch (err) {
+    stageEnd('consensus', t0);
+    const fail = (err: unknown) => {
       this.running = false;
+      if (this.failed) return;
+      this.failed = true;
       this.opts.onFatal(err);
+    };
+    try {
+      if (this.app.executeBlock === undefined) return await this.app.commitBlock(block, commit);
+      const { durable } = await this.app.executeBlock(block, commit);
+      const write = durable.catch(fail).finally(() => {
+        this.writes = this.writes.filter((w) => w !== write);
+      });
+      this.writes.push(write);
+    } catch (err) {
+      fail(err);
     }
   }
 }

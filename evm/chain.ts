@@ -71,6 +71,8 @@ export interface ExecutedEvmBlock {
   /** The block and its receipts, for subscribers. */
   readonly block: Block;
   readonly stored: StoredEvmBlock;
+  /** Settles once the block is in the store (writes are applied in block order). */
+  readonly written: Promise<void>;
 }
 
 const ZERO_32 = new Uint8Array(32);
@@ -87,6 +89,10 @@ export function evmTimestamp(ms: number): bigint {
 export class EvmChain {
   private headBlock!: Block;
   private headStored!: StoredEvmBlock;
+  /** Executed blocks whose writes are in flight: reads find them here until the store has them. */
+  private readonly unwritten = new Map<number, StoredEvmBlock>();
+  /** The last block write queued: each waits for the one before (the store's head record moves in order). */
+  private writes: Promise<void> = Promise.resolve();
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
   private readonly recent = new RecentBlocks();
   /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
@@ -171,6 +177,23 @@ export class EvmChain {
     this.adoptHead(block, stored);
   }
 
+  /**
+   * Queues a block's write behind the ones before it; execution does not wait for the disk (the
+   * consensus block's write waits for it). A block written above the consensus head by a crash is
+   * rewound at start-up; one missing below it is executed again by replay.
+   */
+  private queueWrite(height: number, stored: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
+    this.unwritten.set(height, stored);
+    const written = this.writes.then(() => this.store.writeBlock(height, stored, txHashes, sync));
+    this.writes = written.then(() => void this.unwritten.delete(height));
+    return this.writes;
+  }
+
+  /** Settles once every block executed so far is in the store. */
+  flushed(): Promise<void> {
+    return this.writes;
+  }
+
   private adoptHead(block: Block, stored: StoredEvmBlock): void {
     this.headBlock = block;
     this.headStored = stored;
@@ -180,6 +203,7 @@ export class EvmChain {
 
   /** Makes stored block `height` the head: its state root becomes the state (start-up, or rewinding above the consensus head). */
   async setHead(height: number): Promise<void> {
+    await this.flushed();
     const stored = await this.store.block(height);
     if (stored === undefined) throw new Error(`EVM block ${height} is missing from the store`);
     const block = this.decode(stored);
@@ -301,10 +325,10 @@ export class EvmChain {
     const receipts = included.map((t) => storedReceipt(t));
     const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
     const stored: StoredEvmBlock = { rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts, ...(releases.length > 0 ? { released } : {}) };
-    await this.store.writeBlock(height, stored, included.map((t) => t.hash), sync);
+    const written = this.queueWrite(height, stored, included.map((t) => t.hash), sync);
     accounts.publish();
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored, released };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored, released, written };
   }
 
   /** Runs `tx` as a plain transfer if it is one the fast path takes; its gas price, or null for the VM. */
@@ -330,16 +354,16 @@ export class EvmChain {
     const header = createBlockHeader({ ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP }, { common: this.txCommon });
     const block = new Block(header, [], [], [], { common: this.txCommon });
     const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
-    await this.store.writeBlock(height, stored, [], sync);
+    const written = this.queueWrite(height, stored, [], sync);
     this.adoptHead(block, stored);
-    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored, released: [] };
+    return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored, released: [], written };
   }
 
   /** Block at `height` with its stored record, or undefined. */
   async blockAt(height: number): Promise<{ block: Block; stored: StoredEvmBlock } | undefined> {
     if (height > this.height || height < 0) return undefined;
     if (height === this.height) return { block: this.headBlock, stored: this.headStored };
-    const stored = await this.store.block(height);
+    const stored = this.unwritten.get(height) ?? (await this.store.block(height));
     if (stored === undefined) return undefined;
     const block = this.recent.get(height) ?? this.decode(stored);
     this.recent.set(height, block);
@@ -347,6 +371,7 @@ export class EvmChain {
   }
 
   async blockByHash(hash: string): Promise<{ block: Block; stored: StoredEvmBlock } | undefined> {
+    for (const [h, stored] of this.unwritten) if (stored.hash === hash.toLowerCase()) return this.blockAt(h);
     const height = await this.store.heightOfHash(hash);
     if (height === undefined) return undefined;
     const found = await this.blockAt(height);

@@ -11,6 +11,7 @@ import type { Mempool } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
 import type { ArrivalOrder } from './arrival-order.ts';
+import { timed } from '../primitives/index.ts';
 
 export interface AdmissionDeps {
   readonly auth: AuthConfig;
@@ -39,7 +40,7 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<Sub
   try {
     const recovered = await recoverKnownSigner(d, req);
     await d.order.turn(ticket);
-    outcome = enter(d, req, recovered);
+    outcome = timed('admission', () => enter(d, req, recovered));
   } finally {
     // The turn passes on whatever happened (a failed recovery too), or every later request would wait forever.
     await d.order.turn(ticket);
@@ -107,7 +108,7 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
-  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });
+  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });
   d.onAdmitted(bytes);
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }

@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
+import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, stageEnd, utf8 } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -16,7 +16,7 @@ import { svcActionOf } from '../rpc/index.ts';
 import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
-import type { CandleBook } from './candles.ts';
+import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
 import { txCandidates } from './signer-worker.ts';
@@ -71,8 +71,13 @@ export interface ChainOptions {
 }
 
 export class Chain implements BftApp {
-  /** Hash and signer of each transaction reaped from the mempool, keyed by its bytes object. */
-  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string }>();
+  /** The head after the last executed block; `headState` is the last durable one. */
+  private execHead: StoredHead;
+  /** The write of the last executed block, with its answers: each block's write waits for the one before. */
+  private writing: Promise<void> = Promise.resolve();
+  private readonly executedListeners: ((header: Block['header'], events: readonly ExchangeEvent[]) => void)[] = [];
+  /** Hash, signer and parsed request of each transaction reaped from the mempool, keyed by its bytes object. */
+  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string; req: SignedRequest | undefined }>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
   private readonly evidence = new Set<string>();
   /**
@@ -95,10 +100,13 @@ export class Chain implements BftApp {
     /** Told of each committed block's EVM part (after it is durable), for the EVM pool and feeds. */
     private readonly onEvmBlock: (b: ExecutedEvmBlock) => void = () => {},
     private readonly portfolio = new PortfolioIndex(),
-  ) {}
+  ) {
+    this.execHead = headState;
+  }
 
+  /** The last executed block: the parent of the next one (ahead of `storedHead` while writes are in flight). */
   head(): CommittedHead {
-    return this.headState;
+    return this.execHead;
   }
 
   get storedHead(): StoredHead {
@@ -111,7 +119,7 @@ export class Chain implements BftApp {
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
     return this.mempool.reap(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
-      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer });
+      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer, req: p.req });
       return p.bytes;
     });
   }
@@ -205,7 +213,9 @@ export class Chain implements BftApp {
         results.push({ hash: hashes[i] as string, result: this.executeSystem(system, events) });
         return;
       }
-      const req = decodeRequest(bytes);
+      // Admitted here: the request as admission parsed it, which the bytes encode (its action as
+      // canonical JSON, which parses back to the same values); else decoded from the bytes.
+      const req = this.reaped.get(bytes)?.req ?? decodeRequest(bytes);
       const signer = req === null ? NO_SIGNER : this.chooseSigner(signers[i], req);
       chosen.push(signer);
       const hash = hashes[i] as string;
@@ -239,7 +249,7 @@ export class Chain implements BftApp {
     // Linked tokens: refunds of failed releases and credits of transfers to system addresses, after the EVM part.
     settleLink(this.exchange, link.releases, evmStored.released ?? [], evmStored.receipts, link.watch);
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
-    return { signers: chosen, results, events, evm, appHash: nextAppHash(this.headState.appHash, results, events, full, evmRoot) };
+    return { signers: chosen, results, events, evm, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
   }
 
   /** The signer a transaction executes as (see `SignerSpec`). */
@@ -288,12 +298,25 @@ export class Chain implements BftApp {
   }
 
   async commitBlock(block: Block, commit: Commit): Promise<void> {
+    await (await this.executeBlock(block, commit)).durable;
+  }
+
+  /**
+   * Executes a decided block and queues its write behind the writes of the blocks before it.
+   * Resolves once the block has executed (the next one may build on it) with `durable`, which
+   * settles once the block is on disk and its requests are answered; a failed write fails the
+   * writes queued after it. Everything written is derived here, before the next block executes.
+   */
+  async executeBlock(block: Block, commit: Commit): Promise<{ readonly durable: Promise<void> }> {
     let executed: ExecutedBlock;
+    let t0: number;
     if (this.opts.bft !== undefined) {
       const hashes = block.txs.map(txHash);
       const candidates = await this.recoverCandidates(block, hashes, this.opts.bft);
+      t0 = performance.now();
       executed = await this.execute(block, candidates, hashes, block.txs.length > 0);
     } else {
+      t0 = performance.now();
       const admitted = block.txs.map((tx, i) => {
         const known = this.reaped.get(tx);
         if (known === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
@@ -301,11 +324,13 @@ export class Chain implements BftApp {
       });
       executed = await this.execute(block, admitted.map((a) => a.signer), admitted.map((a) => a.hash), block.txs.length > 0);
     }
+    stageEnd('execution', t0);
+    const t1 = performance.now();
     const signers = executed.signers;
     const hash = headerHash(block.header);
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     const orderStatuses: { user: string; record: OrderStatusRecord }[] = [];
-    let fillSeq = this.headState.fillSeq;
+    let fillSeq = this.execHead.fillSeq;
     const fundings: { user: string; seq: number; funding: FundingRecord }[] = [];
     const fundingRates: FundingRateRecord[] = [];
     const liquidations: LiquidationRecord[] = [];
@@ -320,7 +345,34 @@ export class Chain implements BftApp {
     const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
-    await this.store.writeBlock({ block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 });
+    this.execHead = head;
+    for (const l of this.executedListeners) l(block.header, executed.events);
+    const write = { block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
+    stageEnd('storage', t1);
+    // The EVM block's write went out as it executed; the consensus block is written after it (the
+    // EVM store may not lag a durable snapshot).
+    const evmWritten = executed.evm?.written;
+    const durable = this.writing.then(() => evmWritten).then(() => {
+      const t = performance.now();
+      const written = this.store.writeBlock(write);
+      stageEnd('storage', t);
+      return written;
+    }).then(() => this.committed(block, hash, head, executed, candles));
+    this.writing = durable;
+    return { durable };
+  }
+
+  /**
+   * Told of each block right after it executes, with the state as the block left it (the next
+   * block has not run yet); its write may still be in flight.
+   */
+  onExecuted(listener: (header: Block['header'], events: readonly ExchangeEvent[]) => void): void {
+    this.executedListeners.push(listener);
+  }
+
+  /** After a block's write: the head moves, its requests are answered and its events published. */
+  private committed(block: Block, hash: string, head: StoredHead, executed: ExecutedBlock, candles: readonly StoredCandle[]): void {
+    const t2 = performance.now();
     this.headState = head;
     this.takeValidators();
     for (const e of block.evidence ?? []) this.evidence.add(evidenceKey(e));
@@ -333,10 +385,12 @@ export class Chain implements BftApp {
       this.onEvmBlock(executed.evm);
     }
     this.bus.publishBlock({ header: block.header, hash, results: executed.results, events: executed.events, candles: candles.map((c) => this.candles.view(c)) });
+    stageEnd('answers', t2);
   }
 
   /** Persists a snapshot of the current state (clean shutdown), so start-up replays nothing. */
   async saveSnapshot(): Promise<void> {
+    await this.evm.flushed();
     await this.evm.store.sync(); // the EVM store may not lag a durable snapshot
     await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state) });
   }
@@ -358,9 +412,11 @@ export class Chain implements BftApp {
         throw new Error(`replay of block ${h} gives app hash ${executed.appHash}, the chain recorded ${recorded}`);
       }
       this.headState = { height: h, hash: headerHash(stored.header), time: stored.header.time, appHash: executed.appHash, fillSeq: to.fillSeq };
+      this.execHead = this.headState;
       await onBlock?.(h, stored.header.time, prevTime, executed.events);
     }
     this.headState = to;
+    this.execHead = to;
     this.takeValidators();
   }
 }

@@ -1,6 +1,7 @@
 // Admitted transactions waiting for a block, in admission order. Bounded; deduplicated by hash
 // and by (signer, nonce) so a nonce cannot be admitted twice while the first is pending.
 import type { TxResult } from '../exchange/index.ts';
+import type { SignedRequest } from './tx-codec.ts';
 
 export interface PendingTx {
   readonly bytes: Uint8Array;
@@ -16,6 +17,8 @@ export interface PendingTx {
    * from these bytes; null when it recovers to none. Execution takes it as the first candidate.
    */
   readonly actionSigner?: string | null;
+  /** The request these bytes encode, as admission parsed it (execution need not decode them again). */
+  readonly req?: SignedRequest;
 }
 
 export class Mempool {

@@ -367,11 +367,18 @@ export class SvcNode {
     await chain.loadEvidenceIndex();
     const indexer = indexerStarting === null ? null : await startIndexer(config, genesis, store, chain, evm, indexerStarting);
     if (indexer !== null) {
-      // Blocks go to the indexer as they commit, with the state samples taken right after each.
+      // Blocks go to the indexer as they commit, with the state samples taken right after each
+      // executed (the next block may execute while this one is written).
       let prevTime = chain.storedHead.time;
+      const samples = new Map<number, ReturnType<typeof sampleBlock>>();
+      chain.onExecuted((header, events) => {
+        samples.set(header.height, sampleBlock(exchange.state, header.height, header.time, prevTime, events));
+        prevTime = header.time;
+      });
       bus.onBlock((e) => {
-        indexer.push(sampleBlock(exchange.state, e.header.height, e.header.time, prevTime, e.events));
-        prevTime = e.header.time;
+        const sample = samples.get(e.header.height);
+        samples.delete(e.header.height);
+        if (sample !== undefined) indexer.push(sample);
       });
     }
     for (const m of exchange.state.markets) {

@@ -3,6 +3,7 @@
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
+import { nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -25,19 +26,19 @@ export class InlineRecovery implements SignerRecovery {
   constructor(private readonly auth: AuthConfig) {}
 
   async recover(req: SignedFields, binding: Binding): Promise<string | null> {
-    return runJob(this.auth, { req, binding, encode: false }).address;
+    return timed('recovery', () => runJob(this.auth, { req, binding, encode: false }).address);
   }
 
   async recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
-    return runJob(this.auth, { req, binding: 'action', encode: true });
+    return timed('recovery', () => runJob(this.auth, { req, binding: 'action', encode: true }));
   }
 
   async recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
-    return recoverEvmSender(sig);
+    return timed('recovery', () => recoverEvmSender(sig));
   }
 
   async candidates(tx: Uint8Array): Promise<string[]> {
-    return runJob(this.auth, { tx }).candidates ?? [];
+    return timed('recovery', () => runJob(this.auth, { tx }).candidates ?? []);
   }
 
   async close(): Promise<void> {}
@@ -87,7 +88,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
         const worker = new Worker(new URL('./signer-worker-entry.js', import.meta.url), { workerData: { auth } });
         await new Promise<void>((resolve, reject) => {
           worker.once('error', reject);
-          worker.once('message', () => resolve());
+          worker.once('message', (m: { ready: true; tid: number | null }) => {
+            nameThread(m.tid, 'signer worker');
+            resolve();
+          });
         });
         const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
         worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; evm: Uint8Array }) => {

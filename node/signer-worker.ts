@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, hyperliquidCandidates, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize } from '../primitives/index.ts';
+import { canonicalize, currentThreadId } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
@@ -34,13 +34,11 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
     if (j.req.dialect === 'hyperliquid') return dialectJob(auth, j.req);
     const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
     if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
+    // The bytes hold the request's own nonce, vault and signature and its action as `canonical`
+    // (canonical JSON reads back to the same text), so the address recovered here is the one a
+    // block's transaction recovers at execution: execution takes it as the first candidate.
     const bytes = encodeRequest(j.req, canonical);
-    // Recovered from the encoded bytes, exactly as a block's transaction is at execution, so that
-    // execution can take this address as the transaction's first candidate.
-    const decoded = decodeRequest(bytes);
-    // The bytes hold the action as `canonical` (canonical JSON reads back to the same text).
-    const address = decoded === null ? null : recoverSigner(auth, decoded, j.binding, canonical);
-    return { address, tx: { bytes, hash: txHash(bytes) } };
+    return { address: recoverSigner(auth, j.req, j.binding, canonical), tx: { bytes, hash: txHash(bytes) } };
   } catch {
     return { address: null };
   }
@@ -90,5 +88,5 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
       port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
     }
   });
-  port.postMessage({ ready: true });
+  port.postMessage({ ready: true, tid: currentThreadId() });
 }
