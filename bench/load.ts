@@ -8,7 +8,8 @@
 //   (single), LOAD_RATE actions/s offered in total, 0 = as fast as answered (5000), LOAD_SECONDS
 //   (20), LOAD_SENDERS processes (2), LOAD_CONNS per sender (http 64, ws 4), LOAD_WINDOW posts in
 //   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
-//   LOAD_PROFILE a directory for the (first) node's CPU profile.
+//   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
+//   devnet process (--perf-basic-prof to read it with `perf`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -113,7 +114,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   const senders: ChildProcess[] = [];
   try {
     nodes = o.net === 'devnet'
-      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`])]
+      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...(process.env.LOAD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')])]
       : await startTestnet(dir, 4, (i) => (i === 0 && o.profile !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : []));
     const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
     // Accounts split between the senders (each signs for its own, so their nonces never collide).
@@ -204,6 +205,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       stageRows['untimed (I/O, GC, timers)'] = { 'µs per action': perAction(loopCpu - timed / 1000).toFixed(1) };
       console.log('event loop by stage (wall time of synchronous sections):');
       console.table(stageRows);
+      const counted = (name: string) => (stages1.counters?.[name] ?? 0) - (stages0.counters?.[name] ?? 0);
+      const per = (a: string, b: string) => (counted(b) === 0 ? '-' : (counted(a) / counted(b)).toFixed(1));
+      console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each); signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
       const step = Math.max(1, Math.floor(rss.length / 12));
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
     }

@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, stageEnd, utf8 } from '../primitives/index.ts';
+import { bytesToHex, canonicalize, concatBytes, count, hexToBytes, keccak256, stageEnd, utf8 } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -325,6 +325,8 @@ export class Chain implements BftApp {
       executed = await this.execute(block, admitted.map((a) => a.signer), admitted.map((a) => a.hash), block.txs.length > 0);
     }
     stageEnd('execution', t0);
+    count('blocks');
+    count('block transactions', block.txs.length);
     const t1 = performance.now();
     const signers = executed.signers;
     const hash = headerHash(block.header);

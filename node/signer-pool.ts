@@ -3,7 +3,7 @@
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
-import { nameThread, timed } from '../primitives/index.ts';
+import { count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -198,6 +198,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
     if (lane.pending.length === 0) return;
     const batch = lane.pending;
     lane.pending = [];
+    count('signer batches');
+    count('signer jobs', batch.length);
     const seq = this.seq++;
     lane.inFlight.set(seq, batch.map((p) => p.resolve));
     lane.queued += batch.length;

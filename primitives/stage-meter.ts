@@ -11,6 +11,12 @@ export const STAGES: readonly Stage[] = ['requests', 'admission', 'recovery', 'c
 const totals = new Float64Array(STAGES.length);
 const index = new Map<Stage, number>(STAGES.map((s, i) => [s, i]));
 const threads = new Map<number, string>();
+const counters = new Map<string, number>();
+
+/** Adds `n` to a named counter of the report (for instance messages to the signer workers and the jobs they carried). */
+export function count(name: string, n = 1): void {
+  counters.set(name, (counters.get(name) ?? 0) + n);
+}
 
 /** Adds the time since `startedAt` (a `performance.now()` reading) to `stage`. */
 export function stageEnd(stage: Stage, startedAt: number): void {
@@ -47,11 +53,14 @@ export interface StageReport {
   readonly stagesMs: Record<Stage, number>;
   /** Thread id → role, for the threads the node started. */
   readonly threads: Record<string, string>;
+  /** Named counters since the process started. */
+  readonly counters: Record<string, number>;
 }
 
 export function stageReport(): StageReport {
   return {
     stagesMs: Object.fromEntries(STAGES.map((s, i) => [s, Math.round((totals[i] as number) * 1000) / 1000])) as Record<Stage, number>,
     threads: Object.fromEntries(threads),
+    counters: Object.fromEntries(counters),
   };
 }
