@@ -145,6 +145,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const done = senders.map((s) => nextMessage<SenderReport>(s, 'done'));
     const started = performance.now();
     for (const s of senders) s.send({ kind: 'go' });
+    if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})`);
     const rss: number[] = [];
     const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
     // CPU is read when the last action is answered (or given up on), not after the drain's wait.

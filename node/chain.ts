@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalize, concatBytes, count, hexToBytes, keccak256, stageEnd, utf8 } from '../primitives/index.ts';
+import { bytesToHex, canonicalizeTo, concatBytes, count, hexToBytes, keccak256, keccak256Stream, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -55,8 +55,10 @@ export interface ExecutedBlock {
  * height.
  */
 export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined, evm: string): string {
-  const digest = keccak256(utf8(canonicalize({ results, events, state, evm })));
-  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), digest)));
+  // The canonical text is hashed as it is written (the same bytes as one string, without it).
+  const stream = keccak256Stream();
+  canonicalizeTo({ results, events, state, evm }, (chunk) => stream.update(chunk));
+  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), stream.digest())));
 }
 
 export interface ChainOptions {

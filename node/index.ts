@@ -14,3 +14,4 @@ export {
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
+export { nextAppHash } from './chain.ts';

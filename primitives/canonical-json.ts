@@ -7,12 +7,42 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** The output being built; canonicalize calls no user code, so it is never re-entered. */
 let out = '';
 
+/** Where `canonicalizeTo` sends the text as it grows; null while `canonicalize` builds one string. */
+let sink: ((chunk: string) => void) | null = null;
+
+/** Text handed to the sink at a time: large values go out in pieces, never as one long string. */
+const CHUNK = 16 << 10;
+
 export function canonicalize(value: unknown): string {
   out = '';
   try {
     write(value);
     return out;
   } finally {
+    out = '';
+  }
+}
+
+/**
+ * The canonical text of `value`, handed to `to` in pieces in order (their concatenation is
+ * `canonicalize(value)`): a block's results and events can be hashed as they are written, without
+ * building (and collecting) one string of megabytes.
+ */
+export function canonicalizeTo(value: unknown, to: (chunk: string) => void): void {
+  out = '';
+  sink = to;
+  try {
+    write(value);
+    if (out.length > 0) to(out);
+  } finally {
+    out = '';
+    sink = null;
+  }
+}
+
+function spill(): void {
+  if (sink !== null && out.length >= CHUNK) {
+    sink(out);
     out = '';
   }
 }
@@ -39,6 +69,7 @@ function write(value: unknown): void {
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ',';
           write(value[i]);
+          spill();
         }
         out += ']';
         return;

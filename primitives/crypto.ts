@@ -59,6 +59,8 @@ async function loadWasmKeccak(): Promise<WasmKeccak | null> {
 }
 
 const wasmKeccak = await loadWasmKeccak();
+/** A second WebAssembly sponge for `keccak256Stream`, so a stream never shares state with `keccak256`. */
+const wasmStream = wasmKeccak === null ? null : await loadWasmKeccak();
 const nativeKeccak = wasmKeccak === null ? loadNativeKeccak() : null;
 
 /** Whether keccak256 runs on compiled code (WebAssembly, else the native sponge) rather than pure JS. */
@@ -83,6 +85,31 @@ export function keccak256(data: Uint8Array): Uint8Array {
   nativeKeccak.absorbLastFewBits(0x01);
   return new Uint8Array(nativeKeccak.squeeze(32));
 }
+
+export interface KeccakStream {
+  /** Absorbs bytes, or a string as UTF-8. */
+  update(data: Uint8Array | string): void;
+  digest(): Uint8Array;
+}
+
+/**
+ * keccak256 of data given in pieces (their concatenation's hash). One stream at a time per
+ * thread: each call starts a new one and the previous must be finished.
+ */
+export function keccak256Stream(): KeccakStream {
+  const h = wasmStream;
+  if (h !== null) {
+    h.init();
+    return { update: (data) => void h.update(typeof data === 'string' ? textEncoder.encode(data) : data), digest: () => h.digest('binary') };
+  }
+  const parts: Uint8Array[] = [];
+  return {
+    update: (data) => void parts.push(typeof data === 'string' ? textEncoder.encode(data) : data),
+    digest: () => keccak256(Buffer.concat(parts)),
+  };
+}
+
+const textEncoder = new TextEncoder();
 
 const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = CURVE_N >> 1n;
