@@ -148,6 +148,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})`);
     const rss: number[] = [];
     const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
+    // The main thread's heap every tenth of the run (SIGUSR2 reports), beside the RSS.
+    const heap: string[] = [];
+    const heapSampler = setInterval(() => void stages(nodes[0] as NodeProcess).then((r) => heap.push(`${r.heap.usedMb}/${r.heap.totalMb}`)), Math.max(1000, (o.seconds * 1000) / 10));
     // CPU is read when the last action is answered (or given up on), not after the drain's wait.
     const reports = await Promise.all(done.map(async (d, i) => {
       const r = await d;
@@ -155,6 +158,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     }));
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
+    clearInterval(heapSampler);
     const cpu = pids.map((p, i) => processCpu(p) - (cpu0[i] as number));
     const threads1 = threadCpu(pids[0] as number);
     const stages1 = await stages(nodes[0] as NodeProcess);
@@ -211,6 +215,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each); signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
       const step = Math.max(1, Math.floor(rss.length / 12));
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
+      console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
     }
     return report;
   } finally {

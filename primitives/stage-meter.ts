@@ -55,6 +55,8 @@ export interface StageReport {
   readonly threads: Record<string, string>;
   /** Named counters since the process started. */
   readonly counters: Record<string, number>;
+  /** The main thread's V8 heap in use and its size (MB), to tell a leak from a heap that grew. */
+  readonly heap: { readonly usedMb: number; readonly totalMb: number };
 }
 
 export function stageReport(): StageReport {
@@ -62,5 +64,6 @@ export function stageReport(): StageReport {
     stagesMs: Object.fromEntries(STAGES.map((s, i) => [s, Math.round((totals[i] as number) * 1000) / 1000])) as Record<Stage, number>,
     threads: Object.fromEntries(threads),
     counters: Object.fromEntries(counters),
+    heap: { usedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20), totalMb: Math.round(process.memoryUsage().heapTotal / 2 ** 20) },
   };
 }
