@@ -93,7 +93,6 @@ class HttpConn {
   private buf: Buffer = Buffer.alloc(0);
   private sentAt = 0;
   private orders = 0;
-  busy = false;
   readonly ready: Promise<void>;
   private readonly socket: Socket;
 
@@ -106,7 +105,6 @@ class HttpConn {
   }
 
   send(frame: Frame): void {
-    this.busy = true;
     this.sentAt = performance.now();
     this.orders = frame.orders;
     this.socket.write(frame.bytes);
@@ -124,7 +122,6 @@ class HttpConn {
     const status = head.slice(9, 12);
     const ok = status === '200' && body.startsWith('{"status":"ok"');
     this.tally.answer(this.sentAt, ok, this.orders, () => (status === '200' ? body : `HTTP ${status} ${body}`));
-    this.busy = false;
     this.onFree(this);
   }
 
@@ -135,7 +132,7 @@ class HttpConn {
 
 async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
   const hostOf = (url: string) => new URL(url).host;
-  frames.forEach((f, k) => ((f as { bytes: Buffer }).bytes = httpRequest(hostOf(cfg.urls[k % cfg.urls.length] as string), bodies[k] as string)));
+  frames.forEach((f, k) => ((f as { bytes: Buffer }).bytes = httpRequest(hostOf(cfg.urls[f.account % cfg.urls.length] as string), bodies[k] as string)));
   bodies.length = 0;
   let next = 0;
   let due = cfg.rate === 0 ? frames.length : 0;
