@@ -91,6 +91,8 @@ export class EvmChain {
   private headStored!: StoredEvmBlock;
   /** Executed blocks whose writes are in flight: reads find them here until the store has them. */
   private readonly unwritten = new Map<number, StoredEvmBlock>();
+  /** Where the transactions of those blocks are: [height, index] by hash. */
+  private readonly unwrittenTxs = new Map<string, [number, number]>();
   /** The last block write queued: each waits for the one before (the store's head record moves in order). */
   private writes: Promise<void> = Promise.resolve();
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
@@ -184,8 +186,12 @@ export class EvmChain {
    */
   private queueWrite(height: number, stored: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
     this.unwritten.set(height, stored);
+    txHashes.forEach((h, i) => this.unwrittenTxs.set(h, [height, i]));
     const written = this.writes.then(() => this.store.writeBlock(height, stored, txHashes, sync));
-    this.writes = written.then(() => void this.unwritten.delete(height));
+    this.writes = written.then(() => {
+      this.unwritten.delete(height);
+      for (const h of txHashes) this.unwrittenTxs.delete(h);
+    });
     return this.writes;
   }
 
@@ -380,7 +386,7 @@ export class EvmChain {
 
   /** Where a transaction was included, checked against the block (the index may name a block that was rewound). */
   async findTx(hash: string): Promise<{ block: Block; stored: StoredEvmBlock; index: number } | undefined> {
-    const loc = await this.store.txLocation(hash);
+    const loc = this.unwrittenTxs.get(hash.toLowerCase()) ?? (await this.store.txLocation(hash));
     if (loc === undefined) return undefined;
     const found = await this.blockAt(loc[0]);
     const tx = found?.block.transactions[loc[1]];

@@ -77,7 +77,6 @@ export class Chain implements BftApp {
   private execHead: StoredHead;
   /** The write of the last executed block, with its answers: each block's write waits for the one before. */
   private writing: Promise<void> = Promise.resolve();
-  private readonly executedListeners: ((header: Block['header'], events: readonly ExchangeEvent[]) => void)[] = [];
   /** Hash, signer and parsed request of each transaction reaped from the mempool, keyed by its bytes object. */
   private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string; req: SignedRequest | undefined }>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
@@ -346,16 +345,21 @@ export class Chain implements BftApp {
       else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
-    const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: snapshotState(this.exchange.state) } : null;
+    // A copy: the snapshot is encoded when its batch is written, after the next block may have
+    // executed, and the snapshot's view holds live objects (trigger orders).
+    const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: structuredClone(snapshotState(this.exchange.state)) } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     this.execHead = head;
-    for (const l of this.executedListeners) l(block.header, executed.events);
+    this.bus.publishExecuted({ header: block.header, events: executed.events });
     const write = { block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
     stageEnd('storage', t1);
     // The EVM block's write went out as it executed; the consensus block is written after it (the
     // EVM store may not lag a durable snapshot).
     const evmWritten = executed.evm?.written;
+    // Handled here: a failed EVM write fails this block's write below (and halts the node) even
+    // when the write before it failed first and the chain below never reaches it.
+    evmWritten?.catch(() => {});
     const durable = this.writing.then(() => evmWritten).then(() => {
       const t = performance.now();
       const written = this.store.writeBlock(write);
@@ -364,14 +368,6 @@ export class Chain implements BftApp {
     }).then(() => this.committed(block, hash, head, executed, candles));
     this.writing = durable;
     return { durable };
-  }
-
-  /**
-   * Told of each block right after it executes, with the state as the block left it (the next
-   * block has not run yet); its write may still be in flight.
-   */
-  onExecuted(listener: (header: Block['header'], events: readonly ExchangeEvent[]) => void): void {
-    this.executedListeners.push(listener);
   }
 
   /** After a block's write: the head moves, its requests are answered and its events published. */

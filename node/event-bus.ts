@@ -30,6 +30,18 @@ export class EventBus {
     this.emitter.emit('block', e);
   }
 
+  /**
+   * Each block right after it executes, with the state as the block left it (the next block has
+   * not run yet; its write may still be in flight): for samples of that state.
+   */
+  onExecuted(listener: (e: { readonly header: BlockHeader; readonly events: readonly ExchangeEvent[] }) => void): () => void {
+    return this.subscribe('executed', listener);
+  }
+
+  publishExecuted(e: { readonly header: BlockHeader; readonly events: readonly ExchangeEvent[] }): void {
+    this.emitter.emit('executed', e);
+  }
+
   /** The EVM block of each committed block, after it is durable (JSON-RPC subscriptions and filters). */
   onEvmBlock(listener: (e: ExecutedEvmBlock) => void): () => void {
     return this.subscribe('evm', listener);
@@ -39,7 +51,7 @@ export class EventBus {
     this.emitter.emit('evm', e);
   }
 
-  private subscribe<T>(event: 'block' | 'evm', listener: (e: T) => void): () => void {
+  private subscribe<T>(event: 'block' | 'evm' | 'executed', listener: (e: T) => void): () => void {
     const guarded = (e: T) => {
       try {
         listener(e);

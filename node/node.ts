@@ -371,7 +371,7 @@ export class SvcNode {
       // executed (the next block may execute while this one is written).
       let prevTime = chain.storedHead.time;
       const samples = new Map<number, ReturnType<typeof sampleBlock>>();
-      chain.onExecuted((header, events) => {
+      bus.onExecuted(({ header, events }) => {
         samples.set(header.height, sampleBlock(exchange.state, header.height, header.time, prevTime, events));
         prevTime = header.time;
       });
@@ -589,6 +589,8 @@ export class SvcNode {
       // What the indexer has not written yet is rebuilt from the blocks at the next start.
       await this.indexer?.close();
       await this.store.close();
+      // EVM writes queued behind a failed one may still be running: the store closes after them.
+      await this.evm.flushed().catch(() => {});
       await this.evm.store.close();
       await this.recovery.close();
     })();

@@ -7,7 +7,10 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** The output being built; canonicalize calls no user code, so it is never re-entered. */
 let out = '';
 
-/** Where `canonicalizeTo` sends the text as it grows; null while `canonicalize` builds one string. */
+/**
+ * Where `canonicalizeTo` sends the text as it grows; null while `canonicalize` builds one string.
+ * A sink must not canonicalize (the builder is shared and not re-entrant).
+ */
 let sink: ((chunk: string) => void) | null = null;
 
 /** Text handed to the sink at a time: large values go out in pieces, never as one long string. */
