@@ -57,6 +57,7 @@ export async function benchEvmExec(): Promise<void> {
       const out = await chain.executeBlock(h, h * 1000, block, true);
       errors += out.outcomes.filter((o) => o.error !== null).length;
     }
+    await chain.flushed(); // the blocks' writes, queued behind execution
     const s = (performance.now() - t0) / 1000;
     console.log(`${raws.length} transfers in blocks of ${BLOCK}: ${s.toFixed(2)} s, ${Math.round(raws.length / s)} tx/s (decode included), ${errors} left out`);
   } finally {

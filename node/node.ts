@@ -345,7 +345,10 @@ export class SvcNode {
     const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
     const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
-    cleanups.push(() => evm.store.close());
+    cleanups.push(async () => {
+      await evm.flushed().catch(() => {});
+      await evm.store.close();
+    });
     let pool: EvmPool | null = null;
     const auth: AuthConfig = {
       domain: exchangeDomain(genesis.file.chainId),

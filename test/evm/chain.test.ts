@@ -63,6 +63,7 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(bytesToHex(createBlockFromRLP(hexToBytes(empty.stored.rlp), { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
   const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
   t.equal(found?.index, 1);
+  await chain.flushed(); // block writes are queued behind execution
   await store.close();
 
   store = new EvmStore(dir);
@@ -71,6 +72,7 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(chain.height, 2, 'reopened at the stored head');
   t.equal(await balance(chain, dest), 12n, 'with the same state');
   t.equal((await chain.blockAt(1))?.stored.hash, out.hash);
+  await chain.flushed(); // block writes are queued behind execution
   await store.close();
 
   // Same inputs on a fresh chain: same roots and hashes.
@@ -81,5 +83,6 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   const again = await EvmChain.open(store2, genesis);
   const out2 = await again.executeBlock(1, genesis.genesisTime + 1500, txs.map((bytes) => ({ bytes, publicKey: null })), false);
   t.equal(out2.hash, out.hash, 'deterministic block hash');
+  await again.flushed();
   await store2.close();
 });

@@ -97,11 +97,13 @@ async function open(t: { teardown(fn: () => unknown): void }, fastTransfers: boo
   const dir = await tempDir();
   const store = new EvmStore(dir);
   await store.open();
+  const chain = await EvmChain.open(store, genesis, [], { fastTransfers });
   t.teardown(async () => {
+    await chain.flushed(); // block writes are queued behind execution
     await store.close();
     await rm(dir, { recursive: true, force: true });
   });
-  return EvmChain.open(store, genesis, [], { fastTransfers });
+  return chain;
 }
 
 t.test('the fast path gives the VM blocks, receipts, errors and state', async (t) => {

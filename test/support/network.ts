@@ -11,11 +11,19 @@ import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { tempDir } from './node.ts';
 
 export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
+  // Below the kernel's ephemeral range (32768 and up on Linux): a node restarted on its port must
+  // find it free, and any outgoing connection of a test running alongside could take a port from
+  // that range between the check and the listen.
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const srv = createServer();
+    const ok = await new Promise<boolean>((r) => srv.once('error', () => r(false)).listen(port, '127.0.0.1', () => r(true)));
+    if (ok) {
+      await new Promise<void>((r) => srv.close(() => r()));
+      return port;
+    }
+    if (attempt >= 100) throw new Error('no free port found below the ephemeral range');
+  }
 }
 
 /** Waits for a condition, polling every 25 ms, for at most `timeoutMs`. */
