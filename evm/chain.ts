@@ -91,8 +91,11 @@ export class EvmChain {
   private headStored!: StoredEvmBlock;
   /** Executed blocks whose writes are in flight: reads find them here until the store has them. */
   private readonly unwritten = new Map<number, StoredEvmBlock>();
-  /** Where the transactions of those blocks are: [height, index] by hash. */
-  private readonly unwrittenTxs = new Map<string, [number, number]>();
+  /**
+   * The last block whose consensus block is durable (told by the node): a transaction's receipt,
+   * its acknowledgement, is found only up to it, never while its block could still be lost.
+   */
+  private durableHeight = 0;
   /** The last block write queued: each waits for the one before (the store's head record moves in order). */
   private writes: Promise<void> = Promise.resolve();
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
@@ -149,6 +152,7 @@ export class EvmChain {
     const head = await store.head();
     if (head === undefined) await chain.writeGenesis();
     else await chain.setHead(head);
+    chain.durableHeight = chain.height; // what the store holds at start-up
     return chain;
   }
 
@@ -186,13 +190,14 @@ export class EvmChain {
    */
   private queueWrite(height: number, stored: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
     this.unwritten.set(height, stored);
-    txHashes.forEach((h, i) => this.unwrittenTxs.set(h, [height, i]));
     const written = this.writes.then(() => this.store.writeBlock(height, stored, txHashes, sync));
-    this.writes = written.then(() => {
-      this.unwritten.delete(height);
-      for (const h of txHashes) this.unwrittenTxs.delete(h);
-    });
+    this.writes = written.then(() => void this.unwritten.delete(height));
     return this.writes;
+  }
+
+  /** Blocks up to `height` are durable with their consensus blocks (the node calls this as they commit). */
+  markDurable(height: number): void {
+    this.durableHeight = Math.max(this.durableHeight, height);
   }
 
   /** Settles once every block executed so far is in the store. */
@@ -216,6 +221,7 @@ export class EvmChain {
     await this.state.setStateRoot(block.header.stateRoot);
     this.committed.clear();
     this.adoptHead(block, stored);
+    this.durableHeight = height;
   }
 
   decode(stored: StoredEvmBlock): Block {
@@ -386,8 +392,8 @@ export class EvmChain {
 
   /** Where a transaction was included, checked against the block (the index may name a block that was rewound). */
   async findTx(hash: string): Promise<{ block: Block; stored: StoredEvmBlock; index: number } | undefined> {
-    const loc = this.unwrittenTxs.get(hash.toLowerCase()) ?? (await this.store.txLocation(hash));
-    if (loc === undefined) return undefined;
+    const loc = await this.store.txLocation(hash);
+    if (loc === undefined || loc[0] > this.durableHeight) return undefined;
     const found = await this.blockAt(loc[0]);
     const tx = found?.block.transactions[loc[1]];
     if (found === undefined || tx === undefined || bytesToHex(tx.hash()) !== hash.toLowerCase()) return undefined;

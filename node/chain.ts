@@ -374,6 +374,7 @@ export class Chain implements BftApp {
   private committed(block: Block, hash: string, head: StoredHead, executed: ExecutedBlock, candles: readonly StoredCandle[]): void {
     const t2 = performance.now();
     this.headState = head;
+    this.evm.markDurable(head.height);
     this.takeValidators();
     for (const e of block.evidence ?? []) this.evidence.add(evidenceKey(e));
     const settle = (hash: string, result: TxResult) => (this.opts.bft !== undefined ? this.mempool.commit(hash, result) : this.mempool.settle(hash, result));
@@ -417,6 +418,7 @@ export class Chain implements BftApp {
     }
     this.headState = to;
     this.execHead = to;
+    this.evm.markDurable(to.height);
     this.takeValidators();
   }
 }

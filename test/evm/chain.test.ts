@@ -61,6 +61,8 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(empty.stored.rlp, bytesToHex(plain.serialize()), 'the empty block serializes as ethereumjs builds it');
   t.equal(empty.stored.hash, bytesToHex(plain.hash()), 'with its hash');
   t.equal(bytesToHex(createBlockFromRLP(hexToBytes(empty.stored.rlp), { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
+  t.equal(await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`), undefined, 'no receipt before the node marks the block durable');
+  chain.markDurable(2); // as the node does once the consensus block is on disk
   const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
   t.equal(found?.index, 1);
   await chain.flushed(); // block writes are queued behind execution
