@@ -10,12 +10,12 @@
 //   BENCH_SECONDS (default 20), BENCH_FILLS (fills a second offered to the indexer alone, default
 //   20000), BENCH_NODE_FILLS (to the whole node, default 5000).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { flowAccounts, orderSigner } from './order-flow.ts';
 import { tempDir } from '../test/support/node.ts';
+import { processCpu } from './processes.ts';
 import { IndexerClient, indexedBlock, type HistoryStoreConfig } from '../node/index.ts';
 import type { ExchangeEvent } from '../exchange/index.ts';
 import { freePort } from '../test/support/network.ts';
@@ -38,12 +38,6 @@ interface Node {
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function startDevnet(dataDir: string, extra: string[]): Promise<Node> {
@@ -87,7 +81,7 @@ async function runOnce(label: string, extra: string[]): Promise<string> {
   let sender: ChildProcess | null = null;
   try {
     node = await startDevnet(dir, extra);
-    const cpu0 = cpuSeconds(node.proc.pid as number);
+    const cpu0 = processCpu(node.proc.pid as number);
     const t0 = performance.now();
     sender = spawn(process.execPath, ['--import', 'tsx', SELF], {
       env: { ...process.env, BENCH_ROLE: 'history-sender', WS_URL: node.ws, FILLS: String(NODE_FILLS), SECONDS: String(SECONDS) },
@@ -98,7 +92,7 @@ async function runOnce(label: string, extra: string[]): Promise<string> {
       sender?.once('exit', (code) => reject(new Error(`sender exited ${code}`)));
     });
     const elapsed = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds(node.proc.pid as number) - cpu0;
+    const cpu = processCpu(node.proc.pid as number) - cpu0;
     const atEnd = await health(node.rest);
     // Then the history catches up (when the node keeps one).
     let catchUp = 0;

@@ -41,7 +41,8 @@ export interface SenderReport {
 }
 
 interface Frame {
-  readonly bytes: Buffer;
+  /** The request as sent, built by the transport from the signed body. */
+  bytes: Buffer;
   readonly orders: number;
   /** The signing account's index: an account's actions all go over one connection, in order, as a client's would. */
   readonly account: number;
@@ -132,7 +133,7 @@ class HttpConn {
 
 async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
   const hostOf = (url: string) => new URL(url).host;
-  frames.forEach((f, k) => ((f as { bytes: Buffer }).bytes = httpRequest(hostOf(cfg.urls[f.account % cfg.urls.length] as string), bodies[k] as string)));
+  frames.forEach((f, k) => (f.bytes = httpRequest(hostOf(cfg.urls[f.account % cfg.urls.length] as string), bodies[k] as string)));
   bodies.length = 0;
   let next = 0;
   let due = cfg.rate === 0 ? frames.length : 0;
@@ -171,7 +172,7 @@ async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], ta
 }
 
 async function sendWs(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
-  bodies.forEach((b, k) => ((frames[k] as { bytes: Buffer }).bytes = Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":${b}}}`)));
+  bodies.forEach((b, k) => ((frames[k] as Frame).bytes = Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":${b}}}`)));
   bodies.length = 0;
   const sentAt = new Float64Array(frames.length);
   const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {

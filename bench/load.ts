@@ -150,7 +150,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
     // The main thread's heap every tenth of the run (SIGUSR2 reports), beside the RSS.
     const heap: string[] = [];
-    const heapSampler = setInterval(() => void stages(nodes[0] as NodeProcess).then((r) => heap.push(`${r.heap.usedMb}/${r.heap.totalMb}`)), Math.max(1000, (o.seconds * 1000) / 10));
+    let heapSample: Promise<void> = Promise.resolve();
+    const heapSampler = setInterval(() => {
+      heapSample = stages(nodes[0] as NodeProcess).then((r) => void heap.push(`${r.heap.usedMb}/${r.heap.totalMb}`));
+    }, Math.max(1000, (o.seconds * 1000) / 10));
     // CPU is read when the last action is answered (or given up on), not after the drain's wait.
     const reports = await Promise.all(done.map(async (d, i) => {
       const r = await d;
@@ -159,6 +162,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
     clearInterval(heapSampler);
+    await heapSample; // its report line must not be taken for the final one
     const cpu = pids.map((p, i) => processCpu(p) - (cpu0[i] as number));
     const threads1 = threadCpu(pids[0] as number);
     const stages1 = await stages(nodes[0] as NodeProcess);

@@ -94,6 +94,11 @@ export function threadCpu(pid: number): Map<number, number> {
   return out;
 }
 
+/** CPU seconds of a process's main thread (a node's event loop). */
+export function eventLoopCpu(pid: number): number {
+  return ticksOf(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / 100;
+}
+
 /** CPU seconds of a whole process, every thread it ever had. */
 export function processCpu(pid: number): number {
   return ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 100;

@@ -8,7 +8,6 @@
 //   BENCH_SECONDS (default 300), BENCH_RATE (5000), BENCH_CONNS (1000), BENCH_PROFILE (a directory:
 //   the node's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import WebSocket from 'ws';
 import { flowAccounts, marketMakingAction, orderSigner } from './order-flow.ts';
 import { spawnDevnet } from '../test/support/process.ts';
 import { tempDir } from '../test/support/node.ts';
+import { eventLoopCpu, processCpu, rssMb } from './processes.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 5000);
@@ -35,18 +35,9 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? NaN : Number(m[1]) / 1024;
-}
-
 /** CPU seconds the node's threads used: [event loop, all threads] (from /proc, immune to other load). */
 function cpuSeconds(pid: number): [number, number] {
-  const ticks = (stat: string) => {
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]); // utime + stime
-  };
-  return [ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / 100, ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 100];
+  return [eventLoopCpu(pid), processCpu(pid)];
 }
 
 function child(role: string, env: Record<string, string>): ChildProcess {
