@@ -7,7 +7,7 @@ import {
 } from '../exchange/index.ts';
 import type { SignerRecovery } from './signer-pool.ts';
 import { svcActionOf, type ExchangeRequest, type SignedVerdict, type SubmitOutcome } from '../rpc/index.ts';
-import type { Mempool } from './mempool.ts';
+import type { Mempool, RecoveredSigners } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
 import { encodeRequest } from './tx-codec.ts';
 import type { ArrivalOrder } from './arrival-order.ts';
@@ -53,8 +53,8 @@ interface Recovered {
   readonly seen: string[];
   readonly signer: string | null;
   readonly tx: { bytes: Uint8Array; hash: string } | undefined;
-  /** The action binding's address from the encoded bytes (undefined when not recovered that way). */
-  readonly actionSigner: string | null | undefined;
+  /** Candidates by binding from the encoded bytes, for execution (undefined when not recovered that way). */
+  readonly recovered: RecoveredSigners | undefined;
 }
 
 async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promise<Recovered> {
@@ -62,26 +62,29 @@ async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promi
     // One job recovers every address the signature gives under the chains allowed (a client does not say which it signed for).
     const { candidates = [], tx } = await d.recovery.recoverAndEncode(req);
     const signer = knownHyperliquidSigner(d.exchange, candidates, req.vaultAddress);
-    return { seen: candidates, signer, tx, actionSigner: signer ?? candidates[0] ?? null };
+    return { seen: candidates, signer, tx, recovered: tx === undefined ? undefined : { addresses: candidates, complete: true } };
   }
   // Recover lazily: the first binding that yields a known signer ends the search. The action
-  // binding comes first and brings the transaction's bytes and hash with it.
+  // binding comes first and brings the transaction's bytes and hash with it. The other bindings
+  // sign the request's nonce and vault, which the bytes hold too, so every address recovered
+  // here is the one execution would recover from the bytes.
   const seen: string[] = [];
+  const byBinding: (string | null)[] = [];
+  const bindings = allowedBindings(d.auth);
   let signer: string | null = null;
   let tx: { bytes: Uint8Array; hash: string } | undefined;
-  let actionSigner: string | null | undefined;
-  for (const binding of allowedBindings(d.auth)) {
+  for (const binding of bindings) {
     let address: string | null;
-    if (binding === 'action') {
-      ({ address, tx } = await d.recovery.recoverAndEncode(req));
-      actionSigner = tx === undefined ? undefined : address;
-    } else address = await d.recovery.recover(req, binding);
+    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req));
+    else address = await d.recovery.recover(req, binding);
+    byBinding.push(address);
     if (address === null) continue;
     seen.push(address);
     signer = knownSigner(d.exchange, [{ address }], req.vaultAddress);
     if (signer !== null) break;
   }
-  return { seen, signer, tx, actionSigner };
+  const recovered = tx === undefined ? undefined : { addresses: byBinding, complete: byBinding.length === bindings.length };
+  return { seen, signer, tx, recovered };
 }
 
 /**
@@ -108,7 +111,7 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
-  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req, ...(r.actionSigner === undefined ? {} : { actionSigner: r.actionSigner }) });
+  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req, ...(r.recovered === undefined ? {} : { recovered: r.recovered }) });
   d.onAdmitted(bytes);
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }

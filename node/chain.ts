@@ -9,7 +9,7 @@ import {
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalizeTo, concatBytes, count, hexToBytes, keccak256, keccak256Stream, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
-import type { Mempool } from './mempool.ts';
+import type { Mempool, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
@@ -28,11 +28,19 @@ const NO_SIGNER = '0x0000000000000000000000000000000000000000';
  * Who signed a transaction: the signer admission chose (single validator, or a public key for an
  * EVM transaction); or, under BFT, resolved against state when it executes (every node applies
  * the same rule at the same point of the chain): the addresses its signature recovers to under
- * each allowed binding (the first known one is chosen, else the first), or lazily the action
- * binding's address, the other bindings recovered from the bytes only when that address is not
- * a known signer as the transaction executes (the same choice, mostly one recovery).
+ * each allowed binding (the first known one is chosen, else the first), or lazily what admission
+ * recovered from the same bytes, the bindings it did not reach recovered only when none of its
+ * addresses is a known signer as the transaction executes (the same choice; a node recovers
+ * each binding of a transaction at most once).
  */
-export type SignerSpec = string | readonly string[] | { readonly first: string | null; readonly bytes: Uint8Array };
+export type SignerSpec = string | readonly string[] | { readonly recovered: RecoveredSigners; readonly bytes: Uint8Array };
+
+/** Distinct non-null addresses, in order. */
+function distinct(addresses: readonly (string | null)[]): string[] {
+  const out: string[] = [];
+  for (const a of addresses) if (a !== null && !out.includes(a)) out.push(a);
+  return out;
+}
 
 export interface ExecutedBlock {
   /**
@@ -178,9 +186,9 @@ export class Chain implements BftApp {
     return Promise.all(block.txs.map(async (bytes, i) => {
       // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
       if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
-      // Admitted here (sent to this node or gossiped to it): admission recovered the first candidate from these bytes.
-      const first = this.mempool.pending(hashes[i] as string)?.actionSigner;
-      if (first !== undefined) return { first, bytes };
+      // Admitted here (sent to this node or gossiped to it): admission recovered candidates from these bytes.
+      const recovered = this.mempool.pending(hashes[i] as string)?.recovered;
+      if (recovered !== undefined) return { recovered, bytes };
       // Else decoded and recovered under every binding on a worker: one job of bytes per transaction.
       return bft.recovery.candidates(bytes);
     }));
@@ -216,7 +224,7 @@ export class Chain implements BftApp {
       }
       // Admitted here: the request as admission parsed it, which the bytes encode (its action as
       // canonical JSON, which parses back to the same values); else decoded from the bytes.
-      const req = this.reaped.get(bytes)?.req ?? decodeRequest(bytes);
+      const req = this.reaped.get(bytes)?.req ?? this.mempool.pending(hashes[i] as string)?.req ?? decodeRequest(bytes);
       const signer = req === null ? NO_SIGNER : this.chooseSigner(signers[i], req);
       chosen.push(signer);
       const hash = hashes[i] as string;
@@ -262,11 +270,14 @@ export class Chain implements BftApp {
       ? (c: readonly string[]) => knownHyperliquidSigner(this.exchange, c, vault)
       : (c: readonly string[]) => knownSigner(this.exchange, c.map((address) => ({ address })), vault);
     let candidates: readonly string[];
-    if ('first' in spec) {
-      if (spec.first !== null && known([spec.first]) !== null) return spec.first;
-      // Rare (an unknown signer, or none under the action binding): every binding, here and now.
+    if ('recovered' in spec) {
+      const { addresses, complete } = spec.recovered;
+      candidates = distinct(addresses);
+      const found = known(candidates);
+      if (found !== null || complete) return found ?? candidates[0] ?? NO_SIGNER;
+      // Rare (admission stopped at a signer that is no longer known): the bindings it did not reach.
       const auth = this.opts.bft?.auth;
-      candidates = auth === undefined ? (spec.first === null ? [] : [spec.first]) : txCandidates(auth, spec.bytes);
+      if (auth !== undefined) candidates = distinct([...candidates, ...txCandidates(auth, spec.bytes, addresses.length)]);
     } else candidates = spec;
     return known(candidates) ?? candidates[0] ?? NO_SIGNER;
   }

@@ -3,6 +3,12 @@
 import type { TxResult } from '../exchange/index.ts';
 import type { SignedRequest } from './tx-codec.ts';
 
+export interface RecoveredSigners {
+  readonly addresses: readonly (string | null)[];
+  /** Every allowed binding (or chain) was tried. */
+  readonly complete: boolean;
+}
+
 export interface PendingTx {
   readonly bytes: Uint8Array;
   readonly hash: string;
@@ -13,10 +19,12 @@ export interface PendingTx {
   /** An EVM transaction's gas limit; absent for the others. */
   readonly gas?: bigint;
   /**
-   * A user action's address under the action binding (the first binding), recovered at admission
-   * from these bytes; null when it recovers to none. Execution takes it as the first candidate.
+   * A user action's signer candidates as admission recovered them from these bytes: the address
+   * under each allowed binding in order (null: none), as far as admission went (it stops at a
+   * known signer), or every address of a dialect request. Execution chooses among them and
+   * recovers only the bindings admission did not reach.
    */
-  readonly actionSigner?: string | null;
+  readonly recovered?: RecoveredSigners;
   /** The request these bytes encode, as admission parsed it (execution need not decode them again). */
   readonly req?: SignedRequest;
 }

@@ -59,13 +59,16 @@ function dialectCandidates(auth: AuthConfig, req: SignedFields): string[] {
   return hyperliquidCandidates(auth.hyperliquid, { ...req, expiresAfter: req.expiresAfter ?? null });
 }
 
-/** Addresses a block transaction's signature recovers to under every allowed binding, distinct, in order; [] when it does not decode. */
-export function txCandidates(auth: AuthConfig, bytes: Uint8Array): string[] {
+/**
+ * Addresses a block transaction's signature recovers to under every allowed binding (from the
+ * `from`-th on), distinct, in order; [] when it does not decode.
+ */
+export function txCandidates(auth: AuthConfig, bytes: Uint8Array, from = 0): string[] {
   const req = decodeRequest(bytes);
   const found: string[] = [];
   if (req === null) return found;
-  if (req.dialect === 'hyperliquid') return dialectCandidates(auth, req);
-  for (const binding of allowedBindings(auth)) {
+  if (req.dialect === 'hyperliquid') return from === 0 ? dialectCandidates(auth, req) : found;
+  for (const binding of allowedBindings(auth).slice(from)) {
     let address: string | null;
     try {
       address = recoverSigner(auth, req, binding);

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, type Address } from './bytes.ts';
+import { count } from './stage-meter.ts';
 
 const require = createRequire(import.meta.url);
 const pureJs = process.env.SVC_PURE_JS_CRYPTO === '1';
@@ -84,6 +85,14 @@ export function keccak256(data: Uint8Array): Uint8Array {
   nativeKeccak.absorb(data);
   nativeKeccak.absorbLastFewBits(0x01);
   return new Uint8Array(nativeKeccak.squeeze(32));
+}
+
+/** keccak256 of the concatenation of `parts`, without building it. */
+export function keccak256Parts(parts: readonly Uint8Array[]): Uint8Array {
+  if (wasmKeccak === null) return keccak256(Buffer.concat(parts));
+  wasmKeccak.init();
+  for (const p of parts) wasmKeccak.update(p);
+  return wasmKeccak.digest('binary');
 }
 
 export interface KeccakStream {
@@ -176,6 +185,7 @@ export function recoverAddressNative(digest: Uint8Array, sig: RecoverableSignatu
  * canonical (low-s) secp256k1 signature for any key.
  */
 export function recoverAddress(digest: Uint8Array, sig: RecoverableSignature): Address | null {
+  count('signer recoveries'); // this thread's; the bounds of what one action costs are tested by it
   return native === null ? recoverAddressNoble(digest, sig) : recoverAddressNative(digest, sig);
 }
 

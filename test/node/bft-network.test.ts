@@ -4,6 +4,7 @@
 // validators resume and catch up.
 import t from 'tap';
 import { headerHash } from '../../consensus/index.ts';
+import { stageReport } from '../../primitives/index.ts';
 import { devnetGenesis } from '../../genesis/index.ts';
 import { SvcNode } from '../../node/index.ts';
 import { loopbackNetwork, until } from '../support/network.ts';
@@ -32,12 +33,19 @@ t.test('four validators: same blocks, books and balances; one down continues, tw
   const taken = await client(3).exchange(bob, orderAction(limit(0, true, '100100', '0.2', 'Ioc')));
   t.same(taken.body.response.data.statuses, [{ filled: { totalSz: '0.2', avgPx: '100000', oid: oid + 1 } }]);
   // Signed under the literal binding: its action-binding address (admission's first candidate
-  // on node 2, every node's first at execution) is unknown, so each node recovers the rest.
+  // on node 2 and, gossiped, on the others) is unknown, so admission recovers the literal one
+  // too; execution takes both from admission. Recoveries run inline here (no signer workers),
+  // so this thread's count covers the four nodes: at most two each.
+  const settled = Math.max(...live().map((x) => x.height));
+  await until('the orders above executed everywhere', () => live().every((x) => x.height >= settled));
+  const recoveries = () => stageReport().counters['signer recoveries'] ?? 0;
+  const before = recoveries();
   const literal = await client(2).exchange(bob, orderAction(limit(0, true, '90000', '0.1')), { binding: 'literal' });
   t.match(literal.body.response?.data?.statuses?.[0], { resting: {} }, `a literal-bound order rests: ${JSON.stringify(literal.body)}`);
 
   const target = Math.max(...live().map((x) => x.height)) + 1;
   await until('the same height everywhere', () => live().every((x) => x.height >= target));
+  t.ok(recoveries() - before <= 2 * n, `a literal-bound action costs at most two recoveries per node (${recoveries() - before} for ${n} nodes)`);
   const views = async (i: number) => {
     const c = client(i);
     const book = await c.info({ type: 'l2Book', coin: 'BTC' });
