@@ -111,11 +111,13 @@ async function stages(node: NodeProcess): Promise<StageReport> {
 export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   const dir = await tempDir('svc-load-');
   let nodes: NodeProcess[] = [];
+  // Node flags for the devnet, or the first validator: the profile, and LOAD_EXEC_ARGV.
+  const firstArgv = [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...(process.env.LOAD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')];
   const senders: ChildProcess[] = [];
   try {
     nodes = o.net === 'devnet'
-      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...(process.env.LOAD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')])]
-      : await startTestnet(dir, 4, (i) => (i === 0 && o.profile !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : []));
+      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], firstArgv)]
+      : await startTestnet(dir, 4, (i) => (i === 0 ? firstArgv : []));
     const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
     // Accounts split between the senders (each signs for its own, so their nonces never collide).
     const perSender = Math.floor(Math.min(10, DEV_ACCOUNTS.length) / o.senders);

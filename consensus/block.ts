@@ -1,5 +1,5 @@
 // Blocks as consensus sees them: a header and opaque transactions. Hashes are keccak256.
-import { bytesToHex, canonicalize, concatBytes, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
+import { bytesToHex, canonicalize, hexToBytes, keccak256, keccak256Parts, utf8 } from '../primitives/index.ts';
 import type { Evidence } from './evidence.ts';
 
 export interface BlockHeader {
@@ -55,15 +55,18 @@ export function txHash(tx: Uint8Array): string {
   return bytesToHex(keccak256(tx));
 }
 
+const LEAF = Uint8Array.of(0);
+const NODE = Uint8Array.of(1);
+
 /** Binary Merkle root with domain-separated leaves and nodes; an odd node is promoted. */
 export function txRoot(txs: readonly Uint8Array[]): string {
   if (txs.length === 0) return bytesToHex(keccak256(new Uint8Array(0)));
-  let level = txs.map((tx) => keccak256(concatBytes(Uint8Array.of(0), tx)));
+  let level = txs.map((tx) => keccak256Parts([LEAF, tx]));
   while (level.length > 1) {
     const next: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) {
       const right = level[i + 1];
-      next.push(right === undefined ? (level[i] as Uint8Array) : keccak256(concatBytes(Uint8Array.of(1), level[i] as Uint8Array, right)));
+      next.push(right === undefined ? (level[i] as Uint8Array) : keccak256Parts([NODE, level[i] as Uint8Array, right]));
     }
     level = next;
   }

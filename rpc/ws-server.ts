@@ -105,6 +105,14 @@ export class WsServer {
   private lastPublish = -Infinity;
   private publishTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribeFeed: () => void;
+  /**
+   * Messages written this turn of the event loop, per connection, in order: sent together under
+   * one cork after it (one socket write per connection, not one per message, for the answers a
+   * block releases at once). Published topics flush it first, so no connection sees a published
+   * message before one sent to it earlier.
+   */
+  private readonly outbox = new Map<uWS.WebSocket<Conn>, string[]>();
+  private outboxScheduled = false;
   private readonly hyperliquid: HyperliquidWs<Socket>;
 
   constructor(
@@ -178,9 +186,7 @@ export class WsServer {
       log: (line) => this.opts.log(line),
       ip: (ws) => ws.getUserData().ip,
       send: (ws, msg) => this.send(ws, msg),
-      sendText: (ws, text) => {
-        if (this.conns.has(ws)) ws.send(text, false);
-      },
+      sendText: (ws, text) => this.queue(ws, text),
       alive: (ws) => this.conns.has(ws),
       takeSubscription: (ws, held) => {
         const refused = this.subscriptionRefused(ws.getUserData().ip, held);
@@ -194,7 +200,10 @@ export class WsServer {
       leave: (ws, topic) => {
         if (this.conns.has(ws)) ws.unsubscribe(topic);
       },
-      publish: (topic, text) => this.app.publish(topic, text, false),
+      publish: (topic, text) => {
+        this.flushOutbox();
+        this.app.publish(topic, text, false);
+      },
       subscribers: (topic) => this.app.numSubscribers(topic),
     };
   }
@@ -220,7 +229,32 @@ export class WsServer {
   private send(ws: uWS.WebSocket<Conn>, msg: unknown): void {
     if (!this.conns.has(ws)) return;
     const t0 = performance.now();
-    ws.send(JSON.stringify(msg), false);
+    this.queue(ws, JSON.stringify(msg));
+    stageEnd('answers', t0);
+  }
+
+  private queue(ws: uWS.WebSocket<Conn>, text: string): void {
+    if (!this.conns.has(ws)) return;
+    const texts = this.outbox.get(ws);
+    if (texts !== undefined) texts.push(text);
+    else this.outbox.set(ws, [text]);
+    if (this.outboxScheduled) return;
+    this.outboxScheduled = true;
+    setImmediate(() => this.flushOutbox());
+  }
+
+  private flushOutbox(): void {
+    this.outboxScheduled = false;
+    if (this.outbox.size === 0) return;
+    const t0 = performance.now();
+    for (const [ws, texts] of this.outbox) {
+      // A connection closed since: its close handler ran, so uWS no longer holds it.
+      if (!this.conns.has(ws)) continue;
+      ws.cork(() => {
+        for (const text of texts) ws.send(text, false);
+      });
+    }
+    this.outbox.clear();
     stageEnd('answers', t0);
   }
 
@@ -476,6 +510,7 @@ export class WsServer {
         this.topics.delete(topic);
         continue;
       }
+      this.flushOutbox();
       for (const msg of this.publicMessages(sub, p, book)) this.app.publish(topic, JSON.stringify(msg), false);
     }
     this.hyperliquid.publish(p);
