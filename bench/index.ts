@@ -4,6 +4,7 @@ import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
+import { benchFuzz } from './fuzz.ts';
 import { benchHistoryIndexer } from './history-indexer.ts';
 import { benchHistoryStore } from './history-store.ts';
 import { benchLoad } from './load.ts';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'evm-exec': benchEvmExec,
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
+  fuzz: benchFuzz,
 };
 
 const only = process.argv[2];

@@ -144,3 +144,5 @@ export const HISTORY_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryRe
     return page(await h.transfers('withdraw', userParam(q), r), r.wanted, byTimeId);
   },
 };
+
+export const HISTORY_ROUTE_NAMES: readonly string[] = Object.keys(HISTORY_ROUTES);

@@ -15,6 +15,11 @@ export { authenticateApiKey, MAX_ACTIVE_KEYS_PER_ADDRESS, type ApiKeyStore, type
 export { EthServer, type EthServerOptions, type EvmBlockFeed } from './eth/server.ts';
 export type { EthBackend } from './eth/methods.ts';
 export { RpcError } from './eth/errors.ts';
+/** Names of every route and method, for tests that cover them all (the fuzzing campaign). */
+export { INFO_TYPES } from './info.ts';
+export { STATS_ROUTE_NAMES } from './stats.ts';
+export { HISTORY_ROUTE_NAMES } from './history.ts';
+export { ETH_METHOD_NAMES } from './eth/methods.ts';
 export type {
   BookLevelRow, BookSnapshotRow, CandleRow, CoinDailyRow, Cursor, DailyStatsRow, FundingRow, HistoryReader, LiquidationRow,
   OpenInterestRow, RangeQuery, StatsTotals, TradeRow, TransferRow,

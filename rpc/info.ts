@@ -85,6 +85,9 @@ const HANDLERS: Record<string, InfoHandler> = {
   },
 };
 
+/** The info types this node answers. */
+export const INFO_TYPES: readonly string[] = Object.keys(HANDLERS);
+
 /** Info types of the spec this node does not serve yet; they answer 400 saying so. */
 const PLANNED = new Set<string>();
 

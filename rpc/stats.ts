@@ -160,3 +160,5 @@ export const STATS_ROUTES: Readonly<Record<string, (api: NodeApi, h: HistoryRead
     });
   },
 };
+
+export const STATS_ROUTE_NAMES: readonly string[] = Object.keys(STATS_ROUTES);
