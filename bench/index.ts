@@ -1,4 +1,5 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- <name>` one of them.
+import { benchAbuse } from './abuse.ts';
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
@@ -27,6 +28,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
   fuzz: benchFuzz,
+  abuse: benchAbuse,
 };
 
 const only = process.argv[2];
