@@ -1,0 +1,83 @@
+// Operations in one process: the Prometheus exposition, the node's metrics and /status on its
+// metrics port, `svc status --node`, leveled and JSON logs, and the operations flags.
+import t from 'tap';
+import { MetricsRegistry } from '../../primitives/index.ts';
+import { createLogger } from '../../node/index.ts';
+import { runStatus } from '../../cli/status.ts';
+import { takeOpsFlags } from '../../cli/ops-flags.ts';
+import { limit, orderAction, startNode, wallets } from '../support/node.ts';
+
+t.test('text exposition 0.0.4: counters, gauges, cumulative histogram buckets', async (t) => {
+  const r = new MetricsRegistry();
+  const c = r.counter('x_total', 'Things.').child({ route: '/a"b' });
+  c.inc();
+  c.inc(2);
+  r.gauge('y', 'A gauge.', () => 1.5);
+  const h = r.histogram('z_seconds', 'Times.', [0.1, 1]).child();
+  for (const v of [0.05, 0.1, 0.5, 3]) h.observe(v);
+  t.equal(r.expose(), [
+    '# HELP x_total Things.', '# TYPE x_total counter', 'x_total{route="/a\\"b"} 3',
+    '# HELP y A gauge.', '# TYPE y gauge', 'y 1.5',
+    '# HELP z_seconds Times.', '# TYPE z_seconds histogram',
+    'z_seconds_bucket{le="0.1"} 2', 'z_seconds_bucket{le="1"} 3', 'z_seconds_bucket{le="+Inf"} 4', 'z_seconds_sum 3.65', 'z_seconds_count 4', '',
+  ].join('\n'));
+  t.throws(() => r.gauge('y', 'again', () => 0), /registered twice/);
+});
+
+t.test('logs: levels filter, JSON is one object per line, info lines stay as they were', async (t) => {
+  const lines: string[] = [];
+  const plain = createLogger({ level: 'warn', json: false, write: (l) => lines.push(l) });
+  plain.info('hidden');
+  plain.warn('careful');
+  plain.error('broken');
+  t.same(lines, ['WARN careful', 'ERROR broken']);
+  lines.length = 0;
+  const json = createLogger({ level: 'debug', json: true, write: (l) => lines.push(l), now: () => 0 });
+  json.info('REST API  http://x');
+  json.debug('detail');
+  t.same(lines.map((l) => JSON.parse(l)), [
+    { time: '1970-01-01T00:00:00.000Z', level: 'info', msg: 'REST API  http://x' },
+    { time: '1970-01-01T00:00:00.000Z', level: 'debug', msg: 'detail' },
+  ]);
+  t.same(takeOpsFlags(['--data-dir', 'd', '--log-level=debug', '--log-json', '--metrics-port', '9464', '--fresh']), {
+    rest: ['--data-dir', 'd', '--fresh'], ops: { logLevel: 'debug', logJson: true, metricsPort: 9464 },
+  });
+  t.throws(() => takeOpsFlags(['--log-level', 'loud']), /error, warn, info or debug/);
+});
+
+t.test('a node with a metrics port: /metrics, /status and svc status', async (t) => {
+  const { node, client } = await startNode(t, { metricsPort: 0 });
+  const base = `http://127.0.0.1:${node.metricsPort}`;
+  const [alice] = wallets as [typeof wallets[0]];
+  t.equal((await client.info({ type: 'meta' })).status, 200);
+  t.equal((await client.raw('/v1/nope')).status, 404);
+  const ack = await client.exchange(alice, orderAction(limit(0, false, '150000', '0.01')));
+  t.equal(ack.status, 200);
+
+  const res = await fetch(`${base}/metrics`);
+  t.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+  const text = await res.text();
+  for (const name of [
+    'svc_block_height', 'svc_block_commit_seconds_bucket', 'svc_consensus_round', 'svc_consensus_timeouts_total', 'svc_peers', 'svc_mempool_size',
+    'svc_http_requests_total', 'svc_http_request_duration_seconds_bucket', 'svc_ws_connections', 'svc_eventloop_lag_seconds', 'svc_recovery_queue',
+    'process_resident_memory_bytes', 'svc_syncing', 'svc_info',
+  ]) t.match(text, new RegExp(`^${name}[ {]`, 'm'), `exposes ${name}`);
+  t.match(text, /^svc_http_requests_total\{route="\/info",code="200"\} 1$/m, '/info counted once, by route and code');
+  t.match(text, /^svc_http_requests_total\{route="\/exchange",code="200"\} 1$/m);
+  t.match(text, /^svc_http_request_duration_seconds_count\{route="\/info"\} 1$/m);
+  const height = Number(/^svc_block_height (\d+)$/m.exec(text)?.[1]);
+  t.ok(height >= 1, `height ${height}`);
+  t.match(text, /^svc_block_commit_seconds_count [1-9]\d*$/m, 'commit latency of the blocks since start');
+  // Every sample line is `name{labels} value` or `name value` (format 0.0.4).
+  const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\})? [-+0-9.eEInfNa]+$/;
+  t.same(text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !sample.test(l)), [], 'every sample line is well formed');
+
+  const status = await (await fetch(`${base}/status`)).json();
+  t.match(status, { chainId: node.genesis.file.chainId, validator: true, peers: 0, syncing: false, validatorKey: node.validatorKey.publicKey });
+  t.ok(status.height >= height);
+
+  const out: string[] = [];
+  t.equal(await runStatus(['--node', base], (l) => out.push(l)), 0);
+  t.match(out.join('\n'), /^height\s+\d+ \(block time .*\)\nsync\s+caught up\npeers\s+0\nvalidator\s+yes, key [0-9a-f]+\nchain\s+\d+ \(local, genesis 0x[0-9a-f]+\)/);
+  t.match(out.join('\n'), /versions\s+svc \d+\.\d+\.\d+, node v\d+/);
+});
