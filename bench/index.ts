@@ -10,6 +10,7 @@ import { benchLoad } from './load.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
+import { benchTls } from './tls.ts';
 import { benchWsFanout } from './ws-fanout.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'evm-exec': benchEvmExec,
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
+  tls: benchTls,
 };
 
 const only = process.argv[2];

@@ -688,16 +688,22 @@ export class SvcNode {
     return node;
   }
 
-  /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
+  /**
+   * Stops accepting connections, lets the block in flight commit (the requests it holds are
+   * answered on their open connections), then closes the servers, snapshots the state and closes
+   * the store. Requests still in the mempool get no answer: not acknowledged, not committed.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      for (const f of this.fronts) f.stopAccepting();
+      this.rest.stopListening();
+      if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
+      await this.relayer?.stop();
+      await this.engine.stop();
       for (const f of this.fronts) f.close();
       this.rest.close();
       this.ws?.close();
       this.eth?.close();
-      if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
-      await this.relayer?.stop();
-      await this.engine.stop();
       await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();

@@ -202,6 +202,11 @@ export class RestServer {
     return this.listener.listen(this.opts.host, this.opts.port);
   }
 
+  /** Graceful shutdown, first step: no new connections; requests in progress are still answered. */
+  stopListening(): void {
+    this.listener.stopListening();
+  }
+
   close(): void {
     this.listener.close();
   }

@@ -118,6 +118,11 @@ export class TlsFront {
     });
   }
 
+  /** Stops accepting; open connections stay until close(). */
+  stopAccepting(): void {
+    this.server.close();
+  }
+
   /** Stops accepting and ends open connections. */
   close(): void {
     this.server.close();

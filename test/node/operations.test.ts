@@ -1,11 +1,13 @@
 // Operations in one process: the Prometheus exposition, the node's metrics and /status on its
 // metrics port, `svc status --node`, leveled and JSON logs, and the operations flags.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { MetricsRegistry } from '../../primitives/index.ts';
-import { createLogger } from '../../node/index.ts';
-import { runStatus } from '../../cli/status.ts';
-import { takeOpsFlags } from '../../cli/ops-flags.ts';
-import { limit, orderAction, startNode, wallets } from '../support/node.ts';
+import { createLogger, DATA_LOCK_FILE, DataDirLockedError, DataLock } from '../../node/index.ts';
+import { runStatus, takeOpsFlags } from '../../cli/index.ts';
+import { limit, orderAction, startNode, tempDir, wallets } from '../support/node.ts';
 
 t.test('text exposition 0.0.4: counters, gauges, cumulative histogram buckets', async (t) => {
   const r = new MetricsRegistry();
@@ -72,7 +74,12 @@ t.test('a node with a metrics port: /metrics, /status and svc status', async (t)
   const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\})? [-+0-9.eEInfNa]+$/;
   t.same(text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !sample.test(l)), [], 'every sample line is well formed');
 
-  const status = await (await fetch(`${base}/status`)).json();
+  // The Grafana dashboard queries only series the node exports.
+  const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+  const used = new Set([...dashboard.matchAll(/\b((?:svc|process)_[a-z_]+?)(?:_bucket|_count|_sum)?\b/g)].map((m) => m[1] as string));
+  t.same([...used].filter((name) => !new RegExp(`^${name}(_bucket|_count|_sum)?[ {]`, 'm').test(text)), [], `the dashboard's ${used.size} metrics are all exported`);
+
+  const status = (await (await fetch(`${base}/status`)).json()) as { height: number };
   t.match(status, { chainId: node.genesis.file.chainId, validator: true, peers: 0, syncing: false, validatorKey: node.validatorKey.publicKey });
   t.ok(status.height >= height);
 
@@ -80,4 +87,17 @@ t.test('a node with a metrics port: /metrics, /status and svc status', async (t)
   t.equal(await runStatus(['--node', base], (l) => out.push(l)), 0);
   t.match(out.join('\n'), /^height\s+\d+ \(block time .*\)\nsync\s+caught up\npeers\s+0\nvalidator\s+yes, key [0-9a-f]+\nchain\s+\d+ \(local, genesis 0x[0-9a-f]+\)/);
   t.match(out.join('\n'), /versions\s+svc \d+\.\d+\.\d+, node v\d+/);
+});
+
+t.test('data lock: one holder; a dead or half-written holder is taken over', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const lock = DataLock.acquire(dir);
+  t.equal(readFileSync(join(dir, DATA_LOCK_FILE), 'utf8'), `${process.pid}\n`);
+  t.throws(() => DataLock.acquire(dir), new DataDirLockedError(dir, process.pid), 'refused while held, naming the directory and the pid');
+  lock.release();
+  t.notOk(existsSync(join(dir, DATA_LOCK_FILE)));
+  writeFileSync(join(dir, DATA_LOCK_FILE), '');
+  DataLock.acquire(dir).release();
+  t.pass('an empty lock file (crash between create and write) is taken over');
 });
