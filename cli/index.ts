@@ -54,7 +54,7 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 
 export { parseDevnetOptions, UsageError } from './options.ts';
 export { runStatus, formatStatus } from './status.ts';
-export { takeOpsFlags, type OpsFlags } from './ops-flags.ts';
+export { takeOpsFlags, opsNodeConfig, type OpsFlags } from './ops-flags.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -220,7 +220,7 @@ async function startRecovery(auth: AuthConfig, config: NodeConfig): Promise<Sign
   try {
     return await WorkerPoolRecovery.start(auth, config.signerWorkers);
   } catch (err) {
-    config.log(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
+    (config.logger?.warn ?? config.log)(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
     return new InlineRecovery(auth);
   }
 }
@@ -404,7 +404,7 @@ export class SvcNode {
     if (metrics !== null) cleanups.push(async () => metrics.close());
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
-    const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+    const bus = new EventBus((err) => (config.logger?.error ?? config.log)(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
     const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
     cleanups.push(async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { MetricsRegistry } from '../../primitives/index.ts';
 import { createLogger, DATA_LOCK_FILE, DataDirLockedError, DataLock } from '../../node/index.ts';
-import { runStatus, takeOpsFlags } from '../../cli/index.ts';
+import { opsNodeConfig, runStatus, takeOpsFlags, UsageError } from '../../cli/index.ts';
 import { limit, orderAction, startNode, tempDir, wallets } from '../support/node.ts';
 
 t.test('text exposition 0.0.4: counters, gauges, cumulative histogram buckets', async (t) => {
@@ -83,6 +83,13 @@ t.test('a node with a metrics port: /metrics, /status and svc status', async (t)
   t.match(status, { chainId: node.genesis.file.chainId, validator: true, peers: 0, syncing: false, validatorKey: node.validatorKey.publicKey });
   t.ok(status.height >= height);
 
+  const home = await tempDir();
+  t.teardown(() => rm(home, { recursive: true, force: true }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ metricsPort: node.metricsPort }));
+  const fromHome: string[] = [];
+  t.equal(await runStatus(['--home', home, '--json'], (l) => fromHome.push(l)), 0, 'svc status --home reads the metrics port from config.json');
+  t.match(JSON.parse(fromHome[0] as string), { chainId: node.genesis.file.chainId, validator: true });
+
   const out: string[] = [];
   t.equal(await runStatus(['--node', base], (l) => out.push(l)), 0);
   t.match(out.join('\n'), /^height\s+\d+ \(block time .*\)\nsync\s+caught up\npeers\s+0\nvalidator\s+yes, key [0-9a-f]+\nchain\s+\d+ \(local, genesis 0x[0-9a-f]+\)/);
@@ -100,4 +107,19 @@ t.test('data lock: one holder; a dead or half-written holder is taken over', asy
   writeFileSync(join(dir, DATA_LOCK_FILE), '');
   DataLock.acquire(dir).release();
   t.pass('an empty lock file (crash between create and write) is taken over');
+});
+
+t.test('TLS settings from config.json: paths relative to the home, both or neither', async (t) => {
+  const home = await tempDir();
+  t.teardown(() => rm(home, { recursive: true, force: true }));
+  writeFileSync(join(home, 'c.pem'), 'CERT');
+  writeFileSync(join(home, 'k.pem'), 'KEY');
+  const logger = createLogger({ level: 'info', json: false, write: () => {} });
+  const cfg = await opsNodeConfig({}, logger, { tls: { cert: 'c.pem', key: 'k.pem' }, metricsPort: 26660 }, home);
+  t.equal(String(cfg.tls?.cert), 'CERT');
+  t.equal(String(cfg.tls?.key), 'KEY');
+  t.equal(cfg.metricsPort, 26660);
+  t.equal((await opsNodeConfig({ metricsPort: 'off' }, logger, { metricsPort: 26660 }, home)).metricsPort, null, '--metrics-port off wins over the file');
+  await t.rejects(opsNodeConfig({ tlsCert: join(home, 'c.pem') }, logger, {}, home), UsageError, 'a certificate without a key is refused');
+  await t.rejects(opsNodeConfig({}, logger, { tls: { cert: 'missing.pem', key: 'k.pem' } }, home), /cannot read the TLS certificate .*missing\.pem/);
 });
