@@ -59,7 +59,9 @@ metrics P+10i+3; P defaults to 26600). Start each with "svc start --home DIR/nod
 
 export const START_USAGE = `Usage: svc start --home DIR
 
-Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.`;
+Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.
+Also takes the operations flags of "svc help" (--log-level, --log-json, --metrics-port,
+--metrics-host, --tls-cert, --tls-key), over the same settings in config.json.`;
 
 export const INIT_USAGE = `Usage: svc init --home DIR --genesis FILE [--listen MULTIADDR] [--peer MULTIADDR]... [--rest-port N] [--ws-port N]
 
