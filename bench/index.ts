@@ -12,6 +12,7 @@ import { benchLoad } from './load.ts';
 import { benchOrderEngine } from './order-engine.ts';
 import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
+import { benchTls } from './tls.ts';
 import { benchWsFanout } from './ws-fanout.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'history-store': benchHistoryStore,
   fuzz: benchFuzz,
   abuse: benchAbuse,
+  tls: benchTls,
 };
 
 const only = process.argv[2];

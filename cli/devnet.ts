@@ -1,9 +1,10 @@
 // `svc devnet`: one command, one validator, funded development accounts.
 import { DEV_ACCOUNT_USDC, DEV_ACCOUNT_WEI, DEV_ACCOUNTS, DEV_MNEMONIC, devnetGenesis } from '../genesis/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode } from '../node/index.ts';
+import { DEFAULT_NODE_CONFIG, SvcNode, type NodeConfig } from '../node/index.ts';
 import type { DevnetOptions } from './options.ts';
 
-export async function runDevnet(opts: DevnetOptions, out: (line: string) => void): Promise<SvcNode> {
+/** `ops`: logs, metrics and TLS (cli/ops-flags.ts). */
+export async function runDevnet(opts: DevnetOptions, out: (line: string) => void, ops: Partial<NodeConfig> = {}): Promise<SvcNode> {
   const node = await SvcNode.start({
     ...DEFAULT_NODE_CONFIG,
     dataDir: opts.dataDir,
@@ -20,6 +21,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     history: opts.history,
     ...(opts.signerWorkers === null ? {} : { signerWorkers: opts.signerWorkers }),
     log: out,
+    ...ops,
   });
   const g = node.genesis;
   out('svc devnet: single-validator local chain');
@@ -27,6 +29,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
   out(`  data dir      ${opts.dataDir}`);
   out(`  validator     ${node.validatorKey.publicKey}`);
   out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
+  if (node.metricsPort !== null) out(`  metrics       http://${node.config.metricsHost}:${node.metricsPort}/metrics  (and /status)`);
   out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
   if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
   if (node.rpcUrl !== null) out(`  EVM JSON-RPC  ${node.rpcUrl}  (HTTP and WebSocket; chain id ${g.file.chainId}, eth_* methods)`);

@@ -5,6 +5,8 @@ import { stageReport } from '../primitives/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
+import { OPS_USAGE, opsLogger, opsNodeConfig, takeOpsFlags } from './ops-flags.ts';
+import { runStatus } from './status.ts';
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -14,9 +16,13 @@ Commands:
   start     run the node of a home directory
   init      create a home directory to join an existing network
   keys      show a home directory's validator key and p2p address
+  status    show a running node's height, peers, sync state and versions
   help      show this help
 
-Run "svc <command> --help" for its options.`;
+Run "svc <command> --help" for its options.
+
+devnet and start also take:
+${OPS_USAGE}`;
 
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -47,6 +53,8 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 }
 
 export { parseDevnetOptions, UsageError } from './options.ts';
+export { runStatus, formatStatus } from './status.ts';
+export { takeOpsFlags, opsNodeConfig, type OpsFlags } from './ops-flags.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -54,9 +62,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'devnet': {
-        const opts = parseDevnetOptions(rest, process.env);
-        if (opts === 'help') return void out(DEVNET_USAGE), 0;
-        return serveUntilSignal(await runDevnet(opts, out), out);
+        const { rest: args, ops } = takeOpsFlags(rest);
+        const opts = parseDevnetOptions(args, process.env);
+        if (opts === 'help') return void out(`${DEVNET_USAGE}\n\n${OPS_USAGE}`), 0;
+        const logger = opsLogger(ops);
+        const nodeOps = await opsNodeConfig(ops, logger);
+        return serveUntilSignal(await runDevnet(opts, logger.info, nodeOps), logger.info);
       }
       case 'testnet':
         await runTestnet(rest, out);
@@ -68,9 +79,12 @@ export async function main(argv: string[]): Promise<number> {
         await runKeys(rest, out);
         return 0;
       case 'start': {
-        const node = await runStart(rest, out);
-        return node === null ? 0 : serveUntilSignal(node, out);
+        const { rest: args, ops } = takeOpsFlags(rest);
+        const started = await runStart(args, out, ops);
+        return started === null ? 0 : serveUntilSignal(started.node, started.out);
       }
+      case 'status':
+        return await runStatus(rest, out);
       case undefined:
       case 'help':
       case '--help':

@@ -11,9 +11,10 @@ import { normalizeAddress } from '../primitives/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
 import { rateLimitsFrom, type RateLimitConfig } from '../rpc/index.ts';
 import { UsageError, indexerDb } from './options.ts';
+import { opsLogger, opsNodeConfig, type OpsConfig, type OpsFlags } from './ops-flags.ts';
 
-/** What `svc start` reads from <home>/config.json. */
-export interface HomeConfig {
+/** What `svc start` reads from <home>/config.json; logs, metrics and TLS as OpsConfig (docs/operations.md). */
+export interface HomeConfig extends OpsConfig {
   readonly host: string;
   readonly restPort: number;
   readonly wsPort: number | null;
@@ -53,12 +54,14 @@ function homeRateLimits(config: HomeConfig): RateLimitConfig {
 export const TESTNET_USAGE = `Usage: svc testnet --validators N --out DIR [--full-nodes M] [--base-port P]
 
 Writes a genesis and one home directory per node (DIR/node0 ...): keys, and a config with
-loopback addresses and distinct ports (node i: p2p P+10i, REST P+10i+1, WebSocket P+10i+2;
-P defaults to 26600). Start each with "svc start --home DIR/nodeI".`;
+loopback addresses and distinct ports (node i: p2p P+10i, REST P+10i+1, WebSocket P+10i+2,
+metrics P+10i+3; P defaults to 26600). Start each with "svc start --home DIR/nodeI".`;
 
 export const START_USAGE = `Usage: svc start --home DIR
 
-Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.`;
+Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.
+Also takes the operations flags of "svc help" (--log-level, --log-json, --metrics-port,
+--metrics-host, --tls-cert, --tls-key), over the same settings in config.json.`;
 
 export const INIT_USAGE = `Usage: svc init --home DIR --genesis FILE [--listen MULTIADDR] [--peer MULTIADDR]... [--rest-port N] [--ws-port N]
 
@@ -138,7 +141,7 @@ export async function runTestnet(argv: string[], out: (line: string) => void): P
     const config: HomeConfig = {
       host: '127.0.0.1', restPort: n.rest, wsPort: n.ws, p2pListen: `/ip4/127.0.0.1/tcp/${n.p2p}`,
       peers: nodes.slice(0, validators).filter((_, j) => j !== i).map(addr),
-      emptyBlockIntervalMs: 1000, oracleIntervalMs: i < validators ? 3000 : 0,
+      emptyBlockIntervalMs: 1000, oracleIntervalMs: i < validators ? 3000 : 0, metricsPort: base + 10 * i + 3,
       // A loopback network for development: request limits off, as on the devnet.
       rateLimits: { preset: 'devnet' },
     };
@@ -171,6 +174,7 @@ export async function runInit(argv: string[], out: (line: string) => void): Prom
     peers: (v.peer as string[] | undefined) ?? [],
     emptyBlockIntervalMs: 1000,
     oracleIntervalMs: 0,
+    metricsPort: 26660,
   };
   await writeJson(join(home, 'config.json'), config);
   await writeJson(join(home, 'genesis.json'), genesis);
@@ -235,15 +239,19 @@ function syncProgress(out: (line: string) => void): (height: number, target: num
   };
 }
 
-export async function runStart(argv: string[], out: (line: string) => void): Promise<SvcNode | null> {
+/** `ops`: the operations flags, over config.json's; resolves with the node and the logger's info lines. */
+export async function runStart(argv: string[], plainOut: (line: string) => void, ops: OpsFlags = {}): Promise<{ node: SvcNode; out: (line: string) => void } | null> {
   const v = parse(argv, { home: { type: 'string' } });
-  if (v.help === true) return out(START_USAGE), null;
+  if (v.help === true) return plainOut(START_USAGE), null;
   if (v.home === undefined) throw new UsageError(`--home is required\n\n${START_USAGE}`);
   const home = resolve(v.home as string);
   const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8')) as HomeConfig;
   const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
   checkBridgeChains(config.bridgeChains);
   const rateLimits = homeRateLimits(config);
+  const logger = opsLogger(ops, config);
+  const out = logger.info;
+  const nodeOps = await opsNodeConfig(ops, logger, config, home);
   const node = await SvcNode.start({
     ...DEFAULT_NODE_CONFIG,
     dataDir: home,
@@ -261,7 +269,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     ...(config.indexerDb !== undefined ? { indexerDb: indexerDb(config.indexerDb) } : {}),
     ...(config.history !== undefined ? { history: config.history !== false } : {}),
     onSyncProgress: syncProgress(out),
-    log: out,
+    ...nodeOps,
   });
   const validator = genesis.validators.some((x) => x.pubKey.toLowerCase() === node.validatorKey.publicKey);
   out(`svc start: ${validator ? 'validator' : 'full node'} of chain ${genesis.chainId}`);
@@ -270,6 +278,8 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
   out(`  height        ${node.height}${node.height === 0 ? ' (new chain)' : ' (resumed)'}`);
   out(`  REST API      ${node.restUrl}  (POST /info, POST /exchange, GET /v1/...)`);
   if (node.wsUrl !== null) out(`  WebSocket     ${node.wsUrl}  (post requests and subscriptions)`);
+  if (node.rpcUrl !== null) out(`  EVM JSON-RPC  ${node.rpcUrl}`);
+  if (node.metricsPort !== null) out(`  metrics       http://${node.config.metricsHost}:${node.metricsPort}/metrics  (svc status --home ${home})`);
   for (const a of node.p2pAddresses) out(`  p2p           ${a}`);
-  return node;
+  return { node, out };
 }

@@ -57,6 +57,8 @@ export interface BftOptions {
   readonly log?: (line: string) => void;
   /** Called on each tick while peers are more than a few heights ahead (block sync): our head and theirs. */
   readonly onSyncProgress?: (height: number, target: number) => void;
+  /** A round timeout of the current height elapsed (metrics). */
+  readonly onTimeout?: (step: Timeout['step']) => void;
 }
 
 /** Peers this many heights ahead count as "catching up" for progress reports. */
@@ -257,7 +259,10 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
   }
 
   scheduleTimeout(timeout: Timeout, durationMs: number): void {
-    this.after(durationMs, () => this.replica.timeoutElapsed(timeout));
+    this.after(durationMs, () => {
+      if (timeout.height === this.replica.height) this.opts.onTimeout?.(timeout.step);
+      this.replica.timeoutElapsed(timeout);
+    });
   }
 
   broadcast(msg: ConsensusMessage): void {

@@ -1,7 +1,7 @@
 // A running node: storage, state, mempool, consensus engine and API servers, wired together.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
@@ -12,7 +12,7 @@ import {
   BRIDGE_TX_WINDOW_MS, Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
 } from '../exchange/index.ts';
 import { DEV_ACCOUNTS, loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
-import { EthServer, Limits, RestServer, SPEC_RATE_LIMITS, WsServer, type ExchangeRequest, type RateLimitConfig } from '../rpc/index.ts';
+import { EthServer, Limits, RestServer, SPEC_RATE_LIMITS, TlsFront, WsServer, type ExchangeRequest, type RateLimitConfig } from '../rpc/index.ts';
 import { BridgeRelayer, type BridgeChainConfig } from './bridge/relayer.ts';
 import { bridgeSignerKey } from './bridge/signer-key.ts';
 import { devBridge, deployerKey } from './bridge/dev-deploy.ts';
@@ -33,6 +33,9 @@ import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './indexer/index.ts';
+import { DATA_LOCK_FILE, DataDirLockedError, DataLock } from './data-lock.ts';
+import { MetricsServer, NodeMetrics } from './metrics.ts';
+import type { Logger } from './logger.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -84,6 +87,16 @@ export interface NodeConfig {
   readonly indexerDb: string | null;
   /** Keep the history at all (`--no-history`: no indexer; `/v4` and `/stats` answer 503). */
   readonly history: boolean;
+  /**
+   * TLS 1.3 (PEM certificate chain and key) for REST, WebSocket and JSON-RPC (docs/operations.md);
+   * null: plain HTTP, which a testnet or mainnet node serves on a loopback host only.
+   */
+  readonly tls: { readonly cert: string | Buffer; readonly key: string | Buffer } | null;
+  /** Prometheus metrics (GET /metrics) and GET /status on metricsHost:metricsPort; null: off. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
+  /** Leveled logs: failures go to its error(); absent, every line goes to `log`. */
+  readonly logger?: Logger;
 }
 
 /** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
@@ -115,7 +128,18 @@ export const DEFAULT_NODE_CONFIG = {
   bridgePollMs: 1000,
   indexerDb: null as string | null,
   history: true,
+  tls: null as NodeConfig['tls'],
+  metricsPort: null as number | null,
+  metricsHost: '127.0.0.1',
 } satisfies Partial<NodeConfig>;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** A testnet or mainnet node serves TLS 1.3 only, but for a loopback-only local network (`svc testnet`). */
+function checkTls(config: NodeConfig, genesis: GenesisFile): void {
+  if (config.tls !== null || genesis.network === 'local' || LOOPBACK_HOSTS.has(config.host)) return;
+  throw new NodeStartError(`a ${genesis.network} node serves REST, WebSocket and JSON-RPC over TLS 1.3 only: give it a certificate and key (config.json "tls" or --tls-cert and --tls-key; docs/operations.md), or listen on 127.0.0.1`);
+}
 
 export class NodeStartError extends Error {
   override readonly name = 'NodeStartError';
@@ -172,10 +196,22 @@ async function openStore(dataDir: string): Promise<ChainStore> {
   return store;
 }
 
-/** Removes a data directory, refusing while another node holds its database. */
+/** Empties a data directory but for our lock, refusing while another node holds its database. */
 async function wipe(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'db'))) await (await openStore(dataDir)).close();
-  await rm(dataDir, { recursive: true, force: true });
+  for (const name of await readdir(dataDir)) {
+    if (name !== DATA_LOCK_FILE) await rm(join(dataDir, name), { recursive: true, force: true });
+  }
+}
+
+/** This process's lock on the data directory (node/data-lock.ts). */
+function lockDataDir(dataDir: string): DataLock {
+  try {
+    return DataLock.acquire(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new NodeStartError(err.message);
+    throw err;
+  }
 }
 
 /** Signer recovery on worker threads; inline when `signerWorkers` is 0 or workers cannot start. */
@@ -184,7 +220,7 @@ async function startRecovery(auth: AuthConfig, config: NodeConfig): Promise<Sign
   try {
     return await WorkerPoolRecovery.start(auth, config.signerWorkers);
   } catch (err) {
-    config.log(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
+    (config.logger?.warn ?? config.log)(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
     return new InlineRecovery(auth);
   }
 }
@@ -253,6 +289,14 @@ async function startIndexer(config: NodeConfig, genesis: LoadedGenesis, store: C
 
 export class SvcNode {
   private stopping: Promise<void> | null = null;
+  /** Released last in stop(). */
+  private dataLock: DataLock | null = null;
+  /** TLS 1.3 terminators in front of the API servers (config.tls). */
+  private fronts: TlsFront[] = [];
+  private metricsServer: MetricsServer | null = null;
+  /** The node's metrics (null when the metrics port is off). */
+  metrics: NodeMetrics | null = null;
+  metricsPort: number | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -297,15 +341,15 @@ export class SvcNode {
 
   /** The EVM JSON-RPC endpoint (HTTP; the same port serves WebSocket). */
   get rpcUrl(): string | null {
-    return this.rpcPort === null ? null : `http://${this.config.host}:${this.rpcPort}`;
+    return this.rpcPort === null ? null : `${this.config.tls === null ? 'http' : 'https'}://${this.config.host}:${this.rpcPort}`;
   }
 
   get wsUrl(): string | null {
-    return this.wsPort === null ? null : `ws://${this.config.host}:${this.wsPort}/ws`;
+    return this.wsPort === null ? null : `${this.config.tls === null ? 'ws' : 'wss'}://${this.config.host}:${this.wsPort}/ws`;
   }
 
   get restUrl(): string {
-    return `http://${this.config.host}:${this.restPort}`;
+    return `${this.config.tls === null ? 'http' : 'https'}://${this.config.host}:${this.restPort}`;
   }
 
   get height(): number {
@@ -314,8 +358,22 @@ export class SvcNode {
 
   static async start(config: NodeConfig): Promise<SvcNode> {
     loadGenesis(config.genesis); // refuse a bad genesis before touching the data directory
-    if (config.fresh) await wipe(config.dataDir);
+    checkTls(config, config.genesis);
     await mkdir(config.dataDir, { recursive: true });
+    const lock = lockDataDir(config.dataDir);
+    try {
+      if (config.fresh) await wipe(config.dataDir);
+      const node = await SvcNode.open(config);
+      node.dataLock = lock;
+      return node;
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Starts the node on a data directory this process holds the lock of. */
+  private static async open(config: NodeConfig): Promise<SvcNode> {
     const key = await loadOrCreateKey(config.dataDir);
     const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey, localBridgeSigner: bridgeSignerKey(key).address });
     const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
@@ -340,9 +398,13 @@ export class SvcNode {
     indexerStarting?.catch(() => {}); // awaited (and its failure reported) below
     cleanups.push(async () => (await indexerStarting?.catch(() => null))?.close());
     const { exchange, from, to } = await openChainState(store, genesis);
+    const metrics = config.metricsPort === null ? null : new NodeMetrics({
+      chainId: genesis.file.chainId, network: genesis.file.network, validatorKey: key.publicKey, genesisHash: genesis.hash,
+    });
+    if (metrics !== null) cleanups.push(async () => metrics.close());
     await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
-    const bus = new EventBus((err) => config.log(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+    const bus = new EventBus((err) => (config.logger?.error ?? config.log)(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
     const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
     cleanups.push(async () => {
@@ -396,7 +458,7 @@ export class SvcNode {
     const onFatal = (err: unknown): void => {
       fatal = err;
       mempool.failAll();
-      config.log(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      (config.logger?.error ?? config.log)(`fatal: cannot commit block: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     };
     let transport: Libp2pTransport | null = null;
     let engine: ConsensusEngine;
@@ -436,6 +498,7 @@ export class SvcNode {
         onFatal,
         log: config.log,
         ...(config.onSyncProgress !== undefined ? { onSyncProgress: config.onSyncProgress } : {}),
+        ...(metrics !== null ? { onTimeout: (step: string) => metrics.timeout(step) } : {}),
       });
     } else {
       engine = new SoloEngine(chain, {
@@ -522,7 +585,10 @@ export class SvcNode {
       transport?.broadcastTx(bytes);
     });
     pool = evmPool;
-    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now });
+    // With TLS the servers listen on loopback ports behind TLS 1.3 terminators (rpc/tls-proxy.ts).
+    const tls = config.tls;
+    const bind = (port: number) => (tls === null ? { host: config.host, port } : { host: '127.0.0.1', port: 0, behindProxy: true });
+    const rest = new RestServer(api, { ...bind(config.restPort), maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now, ...(metrics !== null ? { metrics } : {}) });
     let restPort: number;
     try {
       restPort = await rest.listen();
@@ -533,7 +599,7 @@ export class SvcNode {
     let ws: WsServer | null = null;
     let wsPort: number | null = null;
     if (config.wsPort !== null) {
-      ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, limits, publicIntervalMs: config.wsPublicIntervalMs });
+      ws = new WsServer(api, bus, { ...bind(config.wsPort), log: config.log, maxBackpressure: config.wsMaxBackpressure, limits, publicIntervalMs: config.wsPublicIntervalMs });
       try {
         wsPort = await ws.listen();
       } catch (err) {
@@ -552,7 +618,7 @@ export class SvcNode {
         pendingNonce: (a) => evmPool.pendingNonce(a),
         pendingTx: (h) => evmPool.pendingTx(h),
       }, { onEvmBlock: (l) => bus.onEvmBlock((b) => l(b.block, b.stored)) }, {
-        host: config.host, port: config.rpcPort, maxBodyBytes: 5 << 20, log: config.log, maxBackpressure: config.wsMaxBackpressure, now: config.now,
+        ...bind(config.rpcPort), maxBodyBytes: 5 << 20, log: config.log, maxBackpressure: config.wsMaxBackpressure, now: config.now,
       });
       try {
         rpcPort = await eth.listen();
@@ -562,6 +628,46 @@ export class SvcNode {
         eth.close();
         throw new NodeStartError((err as Error).message);
       }
+    }
+    const fronts: TlsFront[] = [];
+    let metricsServer: MetricsServer | null = null;
+    let metricsPort: number | null = null;
+    try {
+      if (tls !== null) {
+        const front = async (publicPort: number, innerPort: number): Promise<number> => {
+          const f = new TlsFront({ host: config.host, port: publicPort, cert: tls.cert, key: tls.key, targetPort: innerPort });
+          fronts.push(f);
+          return f.listen();
+        };
+        restPort = await front(config.restPort, restPort);
+        if (wsPort !== null && config.wsPort !== null) wsPort = await front(config.wsPort, wsPort);
+        if (rpcPort !== null && config.rpcPort !== null) rpcPort = await front(config.rpcPort, rpcPort);
+      }
+      if (metrics !== null && config.metricsPort !== null) {
+        const bft = engine instanceof BftEngine ? engine : null;
+        const liveWs = ws;
+        metrics.attach({
+          height: () => chain.storedHead.height,
+          headTime: () => chain.storedHead.time,
+          round: () => bft?.replica.driver.round ?? 0,
+          peers: () => transport?.connectedPeers.length ?? 0,
+          syncTarget: () => Math.max(chain.storedHead.height, (bft?.replica.bestPeerHeight() ?? 0) - 1),
+          mempool: () => mempool.size,
+          wsConnections: () => liveWs?.connections ?? 0,
+          recoveryQueue: () => recovery.queueLength(),
+          validator: () => exchange.state.validators().some((v) => v.pubKey === key.publicKey),
+        });
+        bus.onBlock((e) => metrics.blockCommitted(e.header.time, e.results.length, config.now()));
+        metricsServer = new MetricsServer(metrics);
+        metricsPort = await metricsServer.listen(config.metricsHost, config.metricsPort);
+      }
+    } catch (err) {
+      for (const f of fronts) f.close();
+      await metricsServer?.close();
+      rest.close();
+      ws?.close();
+      eth?.close();
+      throw new NodeStartError((err as Error).message);
     }
     engine.start();
     const feeder = config.oracleIntervalMs > 0 ? new DevnetPriceFeeder() : null;
@@ -574,18 +680,30 @@ export class SvcNode {
       submitSystem(encodeOracleTx(genesis.file.chainId, key, config.now(), prices));
     }, config.oracleIntervalMs);
     relayer?.start();
-    return new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, indexer, limits);
+    const node = new SvcNode(config, genesis, key, store, chain, bus, engine, rest, restPort, () => fatal !== null, oracleTimer, recovery, ws, wsPort, evm, eth, rpcPort, transport, relayer, indexer, limits);
+    node.fronts = fronts;
+    node.metrics = metrics;
+    node.metricsServer = metricsServer;
+    node.metricsPort = metricsPort;
+    return node;
   }
 
-  /** Stops serving, lets the block in flight commit, snapshots the state and closes the store. */
+  /**
+   * Stops accepting connections, lets the block in flight commit (the requests it holds are
+   * answered on their open connections), then closes the servers, snapshots the state and closes
+   * the store. Requests still in the mempool get no answer: not acknowledged, not committed.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      this.rest.close();
-      this.ws?.close();
-      this.eth?.close();
+      for (const f of this.fronts) f.stopAccepting();
+      this.rest.stopListening();
       if (this.oracleTimer !== null) clearInterval(this.oracleTimer);
       await this.relayer?.stop();
       await this.engine.stop();
+      for (const f of this.fronts) f.close();
+      this.rest.close();
+      this.ws?.close();
+      this.eth?.close();
       await this.transport?.stop();
       // After a failed commit, memory is ahead of disk: the next start replays from disk instead.
       if (!this.halted()) await this.chain.saveSnapshot();
@@ -596,6 +714,9 @@ export class SvcNode {
       await this.evm.flushed().catch(() => {});
       await this.evm.store.close();
       await this.recovery.close();
+      await this.metricsServer?.close();
+      this.metrics?.close();
+      this.dataLock?.release();
     })();
     return this.stopping;
   }

@@ -19,6 +19,8 @@ export interface SignerRecovery {
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
   candidates(tx: Uint8Array): Promise<string[]>;
+  /** Jobs waiting or in flight (metrics). */
+  queueLength(): number;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,10 @@ export class InlineRecovery implements SignerRecovery {
 
   async candidates(tx: Uint8Array): Promise<string[]> {
     return timed('recovery', () => runJob(this.auth, { tx }).candidates ?? []);
+  }
+
+  queueLength(): number {
+    return 0; // each job runs when asked
   }
 
   async close(): Promise<void> {}
@@ -78,6 +84,12 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   private constructor(lanes: Lane[]) {
     this.lanes = lanes;
+  }
+
+  queueLength(): number {
+    let n = 0;
+    for (const l of this.lanes) n += load(l);
+    return n;
   }
 
   /** Starts `size` workers and waits until each is ready. */

@@ -6,3 +6,4 @@ export * from './crypto.ts';
 export * from './eip712.ts';
 export * from './ed25519.ts';
 export * from './stage-meter.ts';
+export * from './metrics.ts';

@@ -1,6 +1,8 @@
 // rpc/: the API servers. It declares what it needs from the node (api.ts); node/ supplies it.
 export type { NodeApi, ExchangeRequest, SubmitOutcome, SignedVerdict, MarketRules, OrderStatusAnswer } from './api.ts';
 export { RestServer, type RestServerOptions } from './rest-server.ts';
+export type { RouteMetrics, RouteObserver } from './route-metrics.ts';
+export { TlsFront, proxyV2Header, clientIp, type TlsFrontOptions } from './tls-proxy.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';
 export { WsServer, type WsServerOptions, type BlockFeed, type FeedBlock } from './ws-server.ts';
 /** The WebSocket dialect's vocabulary (coin names, subscription checks, push shapes), for tests. */

@@ -23,6 +23,8 @@ import { HMAC_HEADERS, type HmacHeaders } from './hmac.ts';
 import { handleHyperliquidExchange, UnprocessableBody } from './hyperliquid/exchange.ts';
 import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyStore } from './api-keys.ts';
 import { stageEnd } from '../primitives/index.ts';
+import { clientIp } from './tls-proxy.ts';
+import type { RouteMetrics } from './route-metrics.ts';
 
 export interface RestServerOptions {
   readonly host: string;
@@ -36,6 +38,10 @@ export interface RestServerOptions {
   readonly apiKeys: ApiKeyStore;
   /** Wall clock (ms): HMAC timestamps and key creation times. */
   readonly now: () => number;
+  /** Behind TlsFront (tls-proxy.ts): the client's address comes from the PROXY header. */
+  readonly behindProxy?: boolean;
+  /** Request counts and latencies by route (node/metrics.ts); absent: none kept. */
+  readonly metrics?: RouteMetrics;
 }
 
 /** `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable request). */
@@ -196,6 +202,11 @@ export class RestServer {
     return this.listener.listen(this.opts.host, this.opts.port);
   }
 
+  /** Graceful shutdown, first step: no new connections; requests in progress are still answered. */
+  stopListening(): void {
+    this.listener.stopListening();
+  }
+
   close(): void {
     this.listener.close();
   }
@@ -214,13 +225,13 @@ export class RestServer {
   }
 
   /** What a request's route needs that uWS gives only during the handler's synchronous part. */
-  private static head(method: 'GET' | 'POST', nParams: number, res: uWS.HttpResponse, req: uWS.HttpRequest): Omit<Request, 'body'> {
+  private static head(method: 'GET' | 'POST', nParams: number, res: uWS.HttpResponse, req: uWS.HttpRequest, behindProxy: boolean): Omit<Request, 'body'> {
     const url = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     // Kept as sent: decoded inside run(), where a malformed escape (`%E0%A4%A`) is a 400.
     const params = Array.from({ length: nParams }, (_, i) => req.getParameter(i) ?? '');
     return {
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      ip: clientIp(res, behindProxy),
       method,
       url,
       pathWithQuery: rawQuery === '' ? url : `${url}?${rawQuery}`,
@@ -232,13 +243,15 @@ export class RestServer {
 
   private get(path: string, route: Route): void {
     const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
+    const observer = this.opts.metrics?.route(path);
     this.app.get(path, (res, req) => {
-      const head = RestServer.head('GET', nParams, res, req);
+      const head = RestServer.head('GET', nParams, res, req, this.opts.behindProxy === true);
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const t0 = performance.now();
       void this.run(route, { ...head, body: Buffer.alloc(0) }).then((reply) => {
         if (!aborted) this.send(res, reply);
+        observer?.done(reply.status, performance.now() - t0);
       });
       stageEnd('requests', t0);
     });
@@ -246,8 +259,9 @@ export class RestServer {
 
   private post(path: string, route: Route): void {
     const nParams = path.split('/').filter((p) => p.startsWith(':')).length;
+    const observer = this.opts.metrics?.route(path);
     this.app.post(path, (res, req) => {
-      const head = RestServer.head('POST', nParams, res, req);
+      const head = RestServer.head('POST', nParams, res, req, this.opts.behindProxy === true);
       let aborted = false;
       res.onAborted(() => (aborted = true));
       const chunks: Buffer[] = [];
@@ -265,6 +279,7 @@ export class RestServer {
           : this.run(route, { ...head, body: Buffer.concat(chunks) });
         void reply.then((r) => {
           if (!aborted) this.send(res, r);
+          observer?.done(r.status, performance.now() - t0);
         });
         stageEnd('requests', t0);
       });

@@ -17,6 +17,12 @@ export class UwsListener {
     });
   }
 
+  /** Stops accepting connections; open ones stay (their pending answers go out). */
+  stopListening(): void {
+    if (this.socket !== null) uWS.us_listen_socket_close(this.socket);
+    this.socket = null;
+  }
+
   /** Stops listening and ends open connections (keep-alive and WebSocket ones included). */
   close(): void {
     if (this.socket !== null) uWS.us_listen_socket_close(this.socket);

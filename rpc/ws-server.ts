@@ -14,6 +14,7 @@ import { handleInfo } from './info.ts';
 import type { Limits } from './limits.ts';
 import { jsonObjectOf } from './request-checks.ts';
 import { HyperliquidWs, type WsCarrier } from './hyperliquid/ws.ts';
+import { clientIp } from './tls-proxy.ts';
 
 /** A committed block as the streams need it; declared here, supplied by node/. */
 export interface FeedBlock {
@@ -45,6 +46,8 @@ export interface WsServerOptions {
    * subscribers costs one write per subscriber per interval, not per block.
    */
   readonly publicIntervalMs: number;
+  /** Behind TlsFront (tls-proxy.ts): the client's address comes from the PROXY header. */
+  readonly behindProxy?: boolean;
 }
 
 /** See `publicInterval`. */
@@ -141,7 +144,7 @@ export class WsServer {
       maxBackpressure: opts.maxBackpressure,
       closeOnBackpressureLimit: 1,
       upgrade: (res, req, context) => {
-        const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+        const ip = clientIp(res, this.opts.behindProxy === true);
         const max = opts.limits.config.wsConnectionsPerIp;
         if ((this.perIp.get(ip) ?? 0) >= max) {
           // Nothing refills here: a connection closing frees a place; 10 s is a fair pause.
@@ -218,6 +221,11 @@ export class WsServer {
 
   listen(): Promise<number> {
     return this.listener.listen(this.opts.host, this.opts.port);
+  }
+
+  /** Open connections (metrics). */
+  get connections(): number {
+    return this.conns.size;
   }
 
   close(): void {

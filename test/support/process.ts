@@ -24,7 +24,7 @@ export function spawnDevnet(args: string[], timeoutMs = 30_000, execArgv: string
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /REST API\s+(http:\/\/\S+)/.exec(out);
+      const m = /REST API\s+(https?:\/\/\S+)/.exec(out);
       if (m === null) return;
       clearTimeout(timer);
       resolve({
