@@ -12,4 +12,4 @@ export { RecentBlocks } from './recent-blocks.ts';
 export { signingHash } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';
-export { CORE_WRITER, CORE_WRITER_CODE_HEX, RAW_ACTION_TOPIC, SEND_RAW_ACTION_SELECTOR, BURN_ITERATIONS, rawActionOf } from './core-writer.ts';
+export { CORE_WRITER, CORE_WRITER_CODE_HEX, RAW_ACTION_TOPIC, SEND_RAW_ACTION_SELECTOR, BURN_WORDS, rawActionOf } from './core-writer.ts';
