@@ -15,3 +15,5 @@ export {
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
 export { nextAppHash } from './chain.ts';
+export { EvmActionLog, decodeAction, runEvmActions, evmActionHash, ACTION_IDS, ACTION_VERSION, type ActionContext, type EvmActionRecord } from './evm-actions.ts';
+export { ExchangeViewWindow, VIEW_WINDOW, validatorAddress } from './exchange-view.ts';
