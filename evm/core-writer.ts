@@ -3,8 +3,8 @@
 // `RawAction(address indexed user, bytes data)` with `user = msg.sender`. It does nothing else:
 // node/ reads the logs of each EVM block and runs them on the exchange (docs/evm.md, "Write
 // system contract"). Its runtime code is assembled here, opcode by opcode, so that it is the same
-// bytes on every machine without a compiler at start-up; test/evm/core-writer.test.ts holds it to
-// the Solidity interface (ABI decoding, reverts) through ethers.
+// bytes on every machine without a compiler at start-up; test/e2e/core-writer.test.ts holds it to
+// the Solidity interface (calls from a compiled contract, reverts on value and bad input).
 import { bytesToHex, hexToBytes, keccak256, utf8 } from '../primitives/index.ts';
 
 export const CORE_WRITER = '0x3333333333333333333333333333333333333333';
