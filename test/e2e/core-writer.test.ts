@@ -14,6 +14,18 @@ import { compile } from '../support/solc.ts';
 const SOURCE = `
 pragma solidity ^0.8.20;
 interface ICoreWriter { function sendRawAction(bytes calldata data) external; }
+contract Token {
+  mapping(address => uint256) public balanceOf;
+  event Transfer(address indexed from, address indexed to, uint256 value);
+  constructor(address holder, uint256 supply) { balanceOf[holder] = supply; emit Transfer(address(0), holder, supply); }
+  function transfer(address to, uint256 value) external returns (bool) {
+    require(balanceOf[msg.sender] >= value, "balance");
+    balanceOf[msg.sender] -= value;
+    balanceOf[to] += value;
+    emit Transfer(msg.sender, to, value);
+    return true;
+  }
+}
 contract Trader {
   ICoreWriter constant CW = ICoreWriter(0x3333333333333333333333333333333333333333);
   struct Position { int64 szi; uint64 entryNtl; int64 isolatedRawUsd; uint32 leverage; bool isIsolated; }
@@ -38,6 +50,7 @@ contract Trader {
   function cancelByOid(uint32 asset, uint64 oid) external { act(10, abi.encode(asset, oid)); }
   function cancelByCloid(uint32 asset, uint128 cloid) external { act(11, abi.encode(asset, cloid)); }
   function raw(bytes calldata data) external { CW.sendRawAction(data); }
+  function erc20Transfer(address token, address to, uint256 value) external { require(Token(token).transfer(to, value), "transfer"); }
   /** Two orders in one transaction: the exchange runs them in log order. */
   function twoOrders(uint32 asset, uint64 px, uint64 sz) external {
     act(1, abi.encode(asset, true, px, sz, false, uint8(2), uint128(0)));
@@ -90,7 +103,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   t.teardown(() => provider.destroy());
   const [alice, bob, carol] = wallets as [Wallet, Wallet, Wallet];
   const signer = new NonceManager(alice.connect(provider));
-  const { Trader } = compile(SOURCE);
+  const { Trader, Token } = compile(SOURCE);
   const abi = Trader!.abi as InterfaceAbi;
   const deployed = await new ContractFactory(abi, Trader!.bytecode, signer).deploy();
   await deployed.waitForDeployment();
@@ -176,6 +189,27 @@ t.test('a contract trades through the write system contract and reads the exchan
   t.ok(delegations[0].lockedUntilTimestamp > 0n);
   const summary = await trader.getFunction('delegatorSummary')(addr);
   t.same([summary.delegated, summary.undelegated, summary.totalPendingWithdrawal, summary.nPendingWithdrawals], [5n * USD, 15n * USD, 0n, 0n], 'delegatorSummary (0x…0805)');
+
+  // A linked token (LINK, 10002) between the contract's exchange balance and the EVM: a spot send
+  // to its system address releases the ERC-20 to the contract; an ERC-20 transfer back is credited.
+  const WEI = 10n ** 18n;
+  const system = '0x2000000000000000000000000000000000002712';
+  const tokenContract = await new ContractFactory(Token!.abi as InterfaceAbi, Token!.bytecode, signer).deploy(system, 1000n * WEI);
+  await tokenContract.waitForDeployment();
+  const tokenAddress = (await tokenContract.getAddress()).toLowerCase();
+  const erc20 = tokenContract as Contract;
+  t.match((await client.exchange(alice, { type: 'spotDeploy', deployType: 'token', tokenName: 'LINK', szDecimals: 2, weiDecimals: 18, initialSupply: '1000', evmContract: tokenAddress })).body, { status: 'ok' });
+  t.same((await client.exchange(alice, { type: 'spotSend', destination: addr, token: 'LINK', amount: '100' })).body, { status: 'ok', response: { type: 'default' } });
+  const linkOf = async (user: string) => ((await client.info({ type: 'spotClearinghouseState', user })).body.balances as { coin: string; total: string }[]).find((b) => b.coin === 'LINK')?.total;
+  const released = await send('spotSend', system, 10002, 40n * USD);
+  t.equal(await erc20.getFunction('balanceOf')(addr, { blockTag: released.blockNumber }), 0n, 'the action runs after its EVM block: nothing released in it');
+  await until('the release', async () => (await erc20.getFunction('balanceOf')(addr)) === 40n * WEI);
+  t.equal(await erc20.getFunction('balanceOf')(addr, { blockTag: released.blockNumber + 1 }), 40n * WEI, 'the ERC-20 reached the contract in the EVM part of the next block');
+  t.equal(await linkOf(addr), '60', '60 LINK left on the exchange');
+  await send('erc20Transfer', tokenAddress, system, 15n * WEI);
+  await until('the credit', async () => (await linkOf(addr)) === '75');
+  t.equal(await erc20.getFunction('balanceOf')(addr), 25n * WEI, '15 LINK back: 75 on the exchange, 25 on the EVM');
+  t.equal(await erc20.getFunction('balanceOf')(system), (1000n - 25n) * WEI, 'the reserve holds the rest of the supply');
 
   // An API wallet (agent) added from the contract signs for it on /exchange.
   const agent = Wallet.createRandom();

@@ -9,7 +9,7 @@ import { AbiCoder, solidityPacked } from 'ethers';
 import fc from 'fast-check';
 import t from 'tap';
 import { CORE_WRITER, RAW_ACTION_TOPIC, type ExchangeView, type StoredReceipt } from '../../evm/index.ts';
-import { creditFromEvm, refundRelease, systemAddress, takeReleases, views, type ExchangeState, type TxResult } from '../../exchange/index.ts';
+import { creditFromEvm, refundRelease, restoreExchange, snapshotState, systemAddress, takeReleases, views, type ExchangeState, type TxResult } from '../../exchange/index.ts';
 import { EvmActionLog, ExchangeViewWindow, decodeAction, runEvmActions, type ActionContext } from '../../node/index.ts';
 import { Harness, USERS, VALIDATOR, usdcTotal } from '../support/exchange.ts';
 import { replaySeed } from '../support/seed.ts';
@@ -196,4 +196,17 @@ t.test('the read views of older blocks: market figures within the window, an err
   t.equal(old.bbo(7), null, 'an unknown asset is still unknown');
   t.throws(() => old.position(A, 0), { name: 'AccountFiguresGone', message: new RegExp(`account figures of exchange block ${h2} are not kept`) });
   t.match(w.at(h2 - 1), /exchange state of block \d+ is not kept: the node keeps market figures for the last 2 blocks/, 'past the window: the reason');
+});
+
+t.test('a release queued by an action from the EVM waits in the state (and its snapshot) for the next block', async (t) => {
+  const h = new Harness();
+  h.tx(A, { type: 'spotDeploy', deployType: 'token', tokenName: 'LINK', szDecimals: 2, weiDecimals: 18, initialSupply: '1000', evmContract: CONTRACT });
+  const results: { hash: string; result: TxResult }[] = [];
+  runEvmActions(h.ex, [receipt(A, payload(6, ['address', 'uint64', 'uint64'], [SYSTEM, LINK, 5n * 100_000_000n]))], () => `0x${'11'.repeat(32)}`, results, []);
+  t.same(results[0]?.result, { status: 'ok', response: { type: 'default' } });
+  const queued = [{ token: LINK, contract: CONTRACT, system: SYSTEM, to: A, units: 500_000_000n, wei: 5n * 10n ** 18n }];
+  t.same(h.ex.state.evmReleases, queued);
+  const restored = restoreExchange(h.ex.state.config, JSON.parse(JSON.stringify(snapshotState(h.ex.state))));
+  t.same(restored.state.evmReleases, queued, 'restored from a snapshot, the release is still queued');
+  t.same(takeReleases(restored.state), queued, 'and the next block\'s EVM part takes it');
 });
