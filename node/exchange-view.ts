@@ -214,9 +214,3 @@ export class ExchangeViewWindow implements ExchangeViews {
     return `exchange state of block ${height} is not kept: the node keeps market figures for the last ${this.size} blocks it executed (head ${this.exchange.state.height})`;
   }
 }
-
-/** The live view alone (tests, benches). */
-export function exchangeView(exchange: Exchange): ExchangeViews {
-  const live = liveView(exchange);
-  return { at: () => live };
-}
