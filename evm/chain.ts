@@ -139,11 +139,8 @@ export class EvmChain {
 
   /**
    * `fastTransfers: false` runs every transaction through the VM (the reference the fast path is
-   * tested against).
-   */
-  /**
-   * `precompilesAt(height)`: the precompiles calls at an older block run with (the exchange as it
-   * was after that block); without it, calls read `precompiles`.
+   * tested against). `precompilesAt(height)`: the precompiles calls at an older block run with
+   * (the exchange as it was after that block); without it, calls read `precompiles`.
    */
   static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = [], opts: { fastTransfers?: boolean; precompilesAt?: (height: number) => CustomPrecompile[] } = {}): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
