@@ -68,7 +68,13 @@ contract Trader {
     require(ok, "precompile failed");
     return out;
   }
-  function position(address user, uint16 perp) external view returns (Position memory) { return abi.decode(read(address(0x800), abi.encode(user, perp)), (Position)); }
+  event PositionSeen(int64 szi, uint64 l1Block);
+  /** Reads its position in a transaction (the precompiles during block execution) and logs it. */
+  function recordPosition(uint16 perp) external {
+    Position memory p = this.position(address(this), perp);
+    emit PositionSeen(p.szi, this.l1BlockNumber());
+  }
+  function position(address user, uint16 perp) public view returns (Position memory) { return abi.decode(read(address(0x800), abi.encode(user, perp)), (Position)); }
   function spotBalance(address user, uint64 token) external view returns (SpotBalance memory) { return abi.decode(read(address(0x801), abi.encode(user, token)), (SpotBalance)); }
   function userVaultEquity(address user, address vault) external view returns (UserVaultEquity memory) { return abi.decode(read(address(0x802), abi.encode(user, vault)), (UserVaultEquity)); }
   function withdrawable(address user) external view returns (uint64) { return abi.decode(read(address(0x803), abi.encode(user)), (uint64)); }
@@ -77,7 +83,7 @@ contract Trader {
   function markPx(uint32 i) external view returns (uint64) { return abi.decode(read(address(0x806), abi.encode(i)), (uint64)); }
   function oraclePx(uint32 i) external view returns (uint64) { return abi.decode(read(address(0x807), abi.encode(i)), (uint64)); }
   function spotPx(uint32 i) external view returns (uint64) { return abi.decode(read(address(0x808), abi.encode(i)), (uint64)); }
-  function l1BlockNumber() external view returns (uint64) { return abi.decode(read(address(0x809), ""), (uint64)); }
+  function l1BlockNumber() public view returns (uint64) { return abi.decode(read(address(0x809), ""), (uint64)); }
   function perpAssetInfo(uint32 i) external view returns (PerpAssetInfo memory) { return abi.decode(read(address(0x80a), abi.encode(i)), (PerpAssetInfo)); }
   function spotInfo(uint32 i) external view returns (SpotInfo memory) { return abi.decode(read(address(0x80b), abi.encode(i)), (SpotInfo)); }
   function tokenInfo(uint32 i) external view returns (TokenInfo memory) { return abi.decode(read(address(0x80c), abi.encode(i)), (TokenInfo)); }
@@ -127,7 +133,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   const trader = deployed as Contract;
   const addr = (await trader.getAddress()).toLowerCase();
   const send = async (fn: string, ...args: unknown[]) => {
-    const tx = await (trader.getFunction(fn) as (...a: unknown[]) => Promise<{ wait(): Promise<{ status: number; logs: { topics: string[]; address: string }[]; blockNumber: number; hash: string }> }>)(...args);
+    const tx = await (trader.getFunction(fn) as (...a: unknown[]) => Promise<{ wait(): Promise<{ status: number; logs: { topics: string[]; address: string; data: string }[]; blockNumber: number; hash: string }> }>)(...args);
     return (await tx.wait());
   };
   const evmActions = async () => (await client.info({ type: 'evmActions', user: addr })).body as { actionId: number; result: { status: string; error?: { message: string } }; evmTxHash: string; block: number }[];
@@ -168,6 +174,10 @@ t.test('a contract trades through the write system contract and reads the exchan
   t.equal(pos.szi, 1000n, 'the contract reads its 0.01 BTC (1000 lots) through 0x…0800 in a later block');
   t.equal(pos.entryNtl, 1000n * USD, 'entry notional 1,000 USD in 10^-8');
   t.equal(pos.leverage, 20n);
+  const seen = await send('recordPosition', 0);
+  const event = trader.interface.parseLog(seen.logs.find((l) => l.address.toLowerCase() === addr)!);
+  t.equal(event?.args.szi, 1000n, 'a transaction in a later block reads the fill through 0x…0800 as it executes');
+  t.equal(event?.args.l1Block, BigInt(seen.blockNumber), 'and l1BlockNumber is its own block');
 
   // Two actions in one transaction run in log order; cancels by oid and by cloid.
   const two = await send('twoOrders', 0, 90_000n * USD, 100_000n);
