@@ -256,7 +256,7 @@ export function runEvmActions(
 
 /** Records kept per user by `EvmActionLog`, and users kept (the least recently active dropped first). */
 export const EVM_ACTIONS_PER_USER = 100;
-export const EVM_ACTION_USERS = 10_000;
+export const EVM_ACTION_USERS = 1_000;
 
 /**
  * The `evmActions` info type's source: each user's most recent actions from the EVM with their
