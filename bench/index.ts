@@ -3,6 +3,7 @@ import { benchAbuse } from './abuse.ts';
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
+import { benchEvmActions } from './evm-actions.ts';
 import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchFuzz } from './fuzz.ts';
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'consensus-node': benchConsensusNode,
   'evm-transfers': benchEvmTransfers,
   'evm-exec': benchEvmExec,
+  'evm-actions': benchEvmActions,
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
   fuzz: benchFuzz,

@@ -45,7 +45,7 @@ export class CallSession {
 
   /** A session over the state after `at`, in the context of that block. */
   static async open(chain: EvmChain, at: Block, overrides: StateOverrides | undefined, withFees: boolean): Promise<CallSession> {
-    const vm = await chain.vmAt(at.header.stateRoot);
+    const vm = await chain.vmAt(at.header.stateRoot, Number(at.header.number));
     if (overrides !== undefined) await applyOverrides(vm, overrides);
     // Without fee fields a call runs with base fee 0, as geth does, so `from` needs no funds.
     const header = { ...at.header.toJSON(), baseFeePerGas: withFees ? at.header.baseFeePerGas : 0n };

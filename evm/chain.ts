@@ -18,6 +18,7 @@ import { LevelTrieDB } from './level-db.ts';
 import { AccountCache, BlockAccounts } from './block-accounts.ts';
 import { blockRlp } from './block-rlp.ts';
 import { RecentBlocks } from './recent-blocks.ts';
+import { CORE_WRITER, CORE_WRITER_CODE } from './core-writer.ts';
 import { decodeTransaction } from './tx-decode.ts';
 import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
@@ -103,6 +104,7 @@ export class EvmChain {
   /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
   private readonly decoded = new WeakMap<Uint8Array, { tx: TypedTransaction; sender: string }>();
   private fastTransfers = true;
+  private precompilesAt: ((height: number) => CustomPrecompile[]) | null = null;
   /** The head state's accounts the fast transfer path has read or written. */
   private readonly committed = new AccountCache();
   /** Decodes transactions and blocks (see makeFastCommon). */
@@ -137,9 +139,10 @@ export class EvmChain {
 
   /**
    * `fastTransfers: false` runs every transaction through the VM (the reference the fast path is
-   * tested against).
+   * tested against). `precompilesAt(height)`: the precompiles calls at an older block run with
+   * (the exchange as it was after that block); without it, calls read `precompiles`.
    */
-  static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = [], opts: { fastTransfers?: boolean } = {}): Promise<EvmChain> {
+  static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = [], opts: { fastTransfers?: boolean; precompilesAt?: (height: number) => CustomPrecompile[] } = {}): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
     const trieDb = new LevelTrieDB(store.trie);
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common });
@@ -149,6 +152,7 @@ export class EvmChain {
     const chain = new EvmChain(common, store, trie, trieDb, state, vm, genesis, precompiles, hashes);
     hashes.chain = chain;
     chain.fastTransfers = opts.fastTransfers ?? true;
+    chain.precompilesAt = opts.precompilesAt ?? null;
     const head = await store.head();
     if (head === undefined) await chain.writeGenesis();
     else await chain.setHead(head);
@@ -173,6 +177,8 @@ export class EvmChain {
     for (const a of this.genesis.alloc) {
       await this.state.putAccount(createAddressFromString(a.address), new Account(0n, a.balance));
     }
+    // The write system contract is in every chain's genesis state (docs/evm.md).
+    await this.state.putCode(createAddressFromString(CORE_WRITER), CORE_WRITER_CODE);
     await this.state.commit();
     const stateRoot = await this.state.getStateRoot();
     const block = createBlock({
@@ -437,9 +443,13 @@ export class EvmChain {
     return sm;
   }
 
-  /** A VM over a throw-away copy of the state at `stateRoot` (calls, estimates). */
-  async vmAt(stateRoot: Uint8Array): Promise<VM> {
-    return createVM({ common: this.common, stateManager: await this.stateAt(stateRoot), blockchain: this.hashes as never, evmOpts: { customPrecompiles: this.precompiles } });
+  /**
+   * A VM over a throw-away copy of the state at `stateRoot` (calls, estimates); with `height`,
+   * its read precompiles see the exchange as it was after that block (see `open`).
+   */
+  async vmAt(stateRoot: Uint8Array, height?: number): Promise<VM> {
+    const customPrecompiles = height === undefined || this.precompilesAt === null ? this.precompiles : this.precompilesAt(height);
+    return createVM({ common: this.common, stateManager: await this.stateAt(stateRoot), blockchain: this.hashes as never, evmOpts: { customPrecompiles } });
   }
 }
 

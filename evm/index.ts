@@ -4,7 +4,7 @@ export { EvmChain, evmTimestamp, RELEASE_GAS, type EvmRelease, type EvmGenesis, 
 export { EvmStore, type StoredEvmBlock, type StoredReceipt, type StoredLog } from './store.ts';
 export { makeCommon, EVM_HARDFORK } from './common.ts';
 export { CallSession, MAX_TX_GAS, type CallRequest, type StateOverrides, type AccountOverride } from './call.ts';
-export { exchangePrecompiles, PRECOMPILE, type ExchangeView } from './precompiles.ts';
+export { exchangePrecompiles, ExchangeViewUnavailable, PRECOMPILE, type ExchangeView, type ExchangeViews, type DelegationView } from './precompiles.ts';
 export { orderedTrieRoot } from './ordered-trie.ts';
 export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
@@ -12,3 +12,4 @@ export { RecentBlocks } from './recent-blocks.ts';
 export { signingHash } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';
+export { CORE_WRITER, CORE_WRITER_CODE_HEX, RAW_ACTION_TOPIC, SEND_RAW_ACTION_SELECTOR, BURN_WORDS, rawActionOf } from './core-writer.ts';

@@ -113,6 +113,27 @@ export class Exchange {
     return events;
   }
 
+  /**
+   * An action sent from the EVM (the write system contract, run by node/evm-actions.ts): `user`
+   * (the contract's `msg.sender`) acts as its own main wallet, with no signature and no nonce of
+   * its own (`nonce` is the block time, which actions that carry one must repeat). Everything
+   * else is `execute`'s: the account must be activated, then the same parsing, request budget,
+   * checks, fees and error messages as an action signed on /exchange.
+   */
+  executeFromEvm(tx: { readonly hash: string; readonly user: Address; readonly action: unknown }): TxOutcome {
+    const events = newEventList();
+    const fail = (error: ExchangeError): TxOutcome => ({ result: { status: 'err', error }, events });
+    const acct = this.state.accounts.get(tx.user);
+    if (acct === undefined) return fail(exchangeError('ACCOUNT_NOT_ACTIVATED'));
+    const action = parseAction(tx.action);
+    if (isActionParseError(action)) return fail(exchangeError('INVALID_ACTION', action.message));
+    const overBudget = chargeRequests(acct, action);
+    if (overBudget !== null) return fail(overBudget);
+    const ctx: TxContext = { state: this.state, hash: tx.hash, time: this.state.time, events };
+    const signed: ExchangeTx = { hash: tx.hash, signer: tx.user, nonce: this.state.time, vaultAddress: null, action: tx.action };
+    return { result: this.dispatch(ctx, signed, acct, action), events };
+  }
+
   /** A validator's oracle prices (its signature checked by the node). */
   submitOracle(prices: OraclePrices): TxResult {
     const error = applyOracle(this.state, prices);

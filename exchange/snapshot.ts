@@ -79,6 +79,8 @@ interface Snapshot {
   deployFees?: string;
   /** Per linked token, the units held for the EVM side (absent when none). */
   evmEscrow?: [number, string][];
+  /** Releases queued after the block's EVM part (by actions sent from the EVM) for the next block's (absent when none). */
+  evmReleases?: { token: number; contract: string; system: string; to: string; units: string; wei: string }[];
   /** Bridge chains, attestations waiting for a quorum, deposit ids credited and totals; absent when all are empty. */
   bridge?: {
     chains: { chainId: number; contract: string; set: ContractSet }[];
@@ -275,6 +277,7 @@ export function snapshotState(state: ExchangeState): Json {
     bridgeFees: state.bridgeFees.toString(),
     ...deployedRows(state),
     ...(state.evmEscrow.size > 0 ? { evmEscrow: [...state.evmEscrow.entries()].map(([t, v]): [number, string] => [t, v.toString()]).sort(byNum) } : {}),
+    ...(state.evmReleases.length > 0 ? { evmReleases: state.evmReleases.map((r) => ({ token: r.token, contract: r.contract, system: r.system, to: r.to, units: r.units.toString(), wei: r.wei.toString() })) } : {}),
   };
   const bridge = bridgeSnapshot(state);
   if (bridge !== undefined) snap.bridge = bridge;
@@ -342,6 +345,7 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
   for (const p of snap.deployedPairs ?? []) state.listPair({ ...p });
   state.deployFees = BigInt(snap.deployFees ?? '0');
   for (const [t, v] of snap.evmEscrow ?? []) state.evmEscrow.set(t, BigInt(v));
+  for (const r of snap.evmReleases ?? []) state.evmReleases.push({ ...r, units: BigInt(r.units), wei: BigInt(r.wei) });
   for (const row of snap.accounts) {
     const acct = restoreAccount(row);
     state.accounts.set(row[0], acct);

@@ -37,7 +37,11 @@ export class ExchangeState {
   deployFees = 0n;
   /** Per linked token, the units (10^-8) sent to the EVM and not yet back: what backs the ERC-20s outside the system addresses. */
   readonly evmEscrow = new Map<number, bigint>();
-  /** ERC-20 releases queued by this block's transactions, taken by the block's EVM part (never across blocks: not snapshotted). */
+  /**
+   * ERC-20 releases waiting for an EVM part: those the block's transactions queue are taken by the
+   * same block's; those actions sent from the EVM queue (after it) by the next block's, so they are
+   * snapshotted.
+   */
   readonly evmReleases: EvmRelease[] = [];
   /** By coin name: perp names ("BTC") and pair names ("SVC-USDC"). */
   readonly marketsByName = new Map<string, Market>();

@@ -15,6 +15,7 @@ import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-c
 import { svcActionOf } from '../rpc/index.ts';
 import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
+import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
@@ -96,6 +97,8 @@ export class Chain implements BftApp {
   private nextValidators: { height: number; list: readonly unknown[]; set: ValidatorSet } | null = null;
   /** The set of the head's height, while the next height has not started. */
   private headValidators: { height: number; set: ValidatorSet } | null = null;
+  /** Actions sent from the EVM and their results, for the `evmActions` info type (node-local). */
+  readonly evmActions = new EvmActionLog();
 
   constructor(
     readonly store: ChainStore,
@@ -240,12 +243,14 @@ export class Chain implements BftApp {
     let evm: ExecutedEvmBlock | null = null;
     let evmRoot: string;
     let evmStored: StoredEvmBlock;
+    let evmBlock: ExecutedEvmBlock['block'];
     if (this.evm.height >= header.height) {
       // Replay after a crash that stored the EVM block but not the consensus one's successors.
       const stored = await this.evm.blockAt(header.height);
       if (stored === undefined) throw new Error(`EVM block ${header.height} missing below the EVM head ${this.evm.height}`);
       evmRoot = bytesToHex(stored.block.header.stateRoot);
       evmStored = stored.stored;
+      evmBlock = stored.block;
     } else {
       // The EVM store is fsync'd when the block acknowledges EVM transactions, and at snapshot
       // heights so it is never behind a durable exchange snapshot; otherwise an empty EVM block
@@ -254,9 +259,12 @@ export class Chain implements BftApp {
       evm = await this.evm.executeBlock(header.height, header.time, evmTxs, evmSync, link.releases);
       evmRoot = evm.stateRoot;
       evmStored = evm.stored;
+      evmBlock = evm.block;
     }
     // Linked tokens: refunds of failed releases and credits of transfers to system addresses, after the EVM part.
     settleLink(this.exchange, link.releases, evmStored.released ?? [], evmStored.receipts, link.watch);
+    // Then the actions the EVM block sent through the write system contract, in log order (node/evm-actions.ts).
+    if (evmStored.receipts.length > 0) runEvmActions(this.exchange, evmStored.receipts, (i) => bytesToHex(evmBlock.transactions[i]?.hash() ?? new Uint8Array(32)), results, events, this.evmActions);
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     return { signers: chosen, results, events, evm, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
   }

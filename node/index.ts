@@ -18,3 +18,5 @@ export { nextAppHash } from './chain.ts';
 export { createLogger, isLogLevel, LOG_LEVELS, type LogLevel, type Logger, type LoggerOptions } from './logger.ts';
 export { NodeMetrics, MetricsServer, SVC_VERSION, type NodeStatus, type MetricSources } from './metrics.ts';
 export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';
+export { EvmActionLog, decodeAction, runEvmActions, evmActionHash, ACTION_IDS, ACTION_VERSION, type ActionContext, type EvmActionRecord } from './evm-actions.ts';
+export { ExchangeViewWindow, VIEW_WINDOW, validatorAddress } from './exchange-view.ts';

@@ -108,6 +108,7 @@ export function makeNodeApi(deps: {
     userRateLimit: (user) => views.userRateLimit(state, user),
     delegatorSummary: (user) => views.delegatorSummary(state, user),
     delegations: (user) => views.delegations(state, user),
+    evmActions: (user) => chain.evmActions.of(user),
     validatorSummaries: () => views.validatorSummaries(state),
     spotOrderbook(pair, depth) {
       const m = views.marketByCoin(state, pair);

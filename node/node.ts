@@ -17,7 +17,7 @@ import { BridgeRelayer, type BridgeChainConfig } from './bridge/relayer.ts';
 import { bridgeSignerKey } from './bridge/signer-key.ts';
 import { devBridge, deployerKey } from './bridge/dev-deploy.ts';
 import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
-import { exchangeView } from './exchange-view.ts';
+import { ExchangeViewWindow } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
 import { admit, verifySigned } from './admission.ts';
 import { NodeApiKeyStore } from './api-keys.ts';
@@ -158,11 +158,11 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
 }
 
 /** The EVM's store, at the consensus head: an EVM block written above it by a crash is rewound. */
-async function openEvm(dataDir: string, genesis: LoadedGenesis, exchange: Exchange, chainHeight: number, replayFrom: number): Promise<EvmChain> {
+async function openEvm(dataDir: string, genesis: LoadedGenesis, views: ExchangeViewWindow, chainHeight: number, replayFrom: number): Promise<EvmChain> {
   const store = new EvmStore(join(dataDir, 'evm'));
   await store.open();
   try {
-    const evm = await EvmChain.open(store, genesis.evm, exchangePrecompiles(exchangeView(exchange)));
+    const evm = await EvmChain.open(store, genesis.evm, exchangePrecompiles(views), { precompilesAt: (height) => exchangePrecompiles(views, height) });
     if (evm.height > chainHeight) await evm.setHead(chainHeight);
     if (evm.height < replayFrom) throw new NodeStartError(`the EVM store is at height ${evm.height}, below the state snapshot at ${replayFrom}: the data directory is inconsistent`);
     return evm;
@@ -406,7 +406,10 @@ export class SvcNode {
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => (config.logger?.error ?? config.log)(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);
-    const evm = await openEvm(config.dataDir, genesis, exchange, to?.height ?? 0, from.height);
+    // The read precompiles' views: the live state, and the market figures of recent blocks.
+    const views = new ExchangeViewWindow(exchange);
+    bus.onExecuted(() => views.record());
+    const evm = await openEvm(config.dataDir, genesis, views, to?.height ?? 0, from.height);
     cleanups.push(async () => {
       await evm.flushed().catch(() => {});
       await evm.store.close();

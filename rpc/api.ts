@@ -95,6 +95,8 @@ export interface NodeApi {
   userRateLimit(user: Address): ReturnType<typeof views.userRateLimit>;
   delegatorSummary(user: Address): ReturnType<typeof views.delegatorSummary>;
   delegations(user: Address): ReturnType<typeof views.delegations>;
+  /** The user's most recent actions sent from the EVM's write system contract, oldest first (docs/evm.md). */
+  evmActions(user: Address): readonly unknown[];
   validatorSummaries(): ReturnType<typeof views.validatorSummaries>;
   /** Levels per side of a spot pair by name, or null for an unknown pair. */
   spotOrderbook(pair: string, depth: number): { bids: { price: string; size: string }[]; asks: { price: string; size: string }[]; time: number } | null;

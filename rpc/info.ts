@@ -59,6 +59,7 @@ const HANDLERS: Record<string, InfoHandler> = {
   delegatorSummary: (api, body) => api.delegatorSummary(requireAddress(body, 'user')),
   referral: (api, body) => api.referral(requireAddress(body, 'user')),
   delegations: (api, body) => api.delegations(requireAddress(body, 'user')),
+  evmActions: (api, body) => api.evmActions(requireAddress(body, 'user')),
   validatorSummaries: (api) => api.validatorSummaries(),
   userFills: async (api, body) => withTwapId(await api.userFills(requireAddress(body, 'user'))),
   userFillsByTime: async (api, body) => {
