@@ -27,6 +27,15 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * A value a client sent, for an error message: a string as it is, anything else as JSON, cut to
+ * 100 characters. Never `String(v)`: an object whose `toString` is not a function throws there.
+ */
+export function shown(v: unknown): string {
+  const text = typeof v === 'string' ? v : v === undefined ? 'undefined' : JSON.stringify(v);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 export function requireField(body: Record<string, unknown>, field: string): unknown {
   const v = body[field];
   if (v === undefined || v === null) throw badRequest(`Missing field: ${field}`, { field });

@@ -12,7 +12,7 @@ import { handleExchange } from './exchange-endpoint.ts';
 import { HttpError } from './http-errors.ts';
 import { handleInfo } from './info.ts';
 import type { Limits } from './limits.ts';
-import { jsonObjectOf } from './request-checks.ts';
+import { jsonObjectOf, shown } from './request-checks.ts';
 import { HyperliquidWs, type WsCarrier } from './hyperliquid/ws.ts';
 import { clientIp } from './tls-proxy.ts';
 
@@ -163,10 +163,10 @@ export class WsServer {
         if (dialect) this.hyperliquid.open(ws);
       },
       message: dialect
-        ? (ws, message) => void this.hyperliquid.onMessage(ws, Buffer.from(message).toString('utf8'))
+        ? (ws, message) => void this.hyperliquid.onMessage(ws, Buffer.from(message).toString('utf8')).catch((err: unknown) => this.failed(ws, err))
         : (ws, message) => {
           const t0 = performance.now();
-          void this.onMessage(ws, Buffer.from(message).toString('utf8'));
+          void this.onMessage(ws, Buffer.from(message).toString('utf8')).catch((err: unknown) => this.failed(ws, err));
           stageEnd('requests', t0);
         },
       close: (ws) => {
@@ -266,6 +266,12 @@ export class WsServer {
     stageEnd('answers', t0);
   }
 
+  /** A message whose handling threw (a bug): logged, answered as an error; the node goes on. */
+  private failed(ws: uWS.WebSocket<Conn>, err: unknown): void {
+    this.opts.log(`websocket message failed: ${err instanceof Error ? (err.stack ?? err.message) : 'a non-Error was thrown'}`);
+    this.error(ws, 'Internal error handling the message');
+  }
+
   private error(ws: uWS.WebSocket<Conn>, message: string): void {
     this.send(ws, { channel: 'error', data: message });
   }
@@ -282,7 +288,7 @@ export class WsServer {
       case 'post':
         return this.onPost(ws, msg);
       default:
-        return this.error(ws, `Unknown method: ${String(msg.method)}`);
+        return this.error(ws, `Unknown method: ${shown(msg.method)}`);
     }
   }
 
@@ -292,20 +298,20 @@ export class WsServer {
     const type = s.type;
     if (type === 'allMids') return { type };
     if (type === 'candle') {
-      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${String(s.coin)}`;
-      if (typeof s.interval !== 'string' || !CANDLE_INTERVALS.includes(s.interval)) return `Unknown interval: ${String(s.interval)}`;
+      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${shown(s.coin)}`;
+      if (typeof s.interval !== 'string' || !CANDLE_INTERVALS.includes(s.interval)) return `Unknown interval: ${shown(s.interval)}`;
       return { type, coin: s.coin, interval: s.interval };
     }
     if (typeof type === 'string' && COIN_TYPES.has(type)) {
-      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${String(s.coin)}`;
+      if (typeof s.coin !== 'string' || this.api.l2Book(s.coin) === null) return `Unknown coin: ${shown(s.coin)}`;
       return { type: type as 'l2Book', coin: s.coin };
     }
     if (typeof type === 'string' && USER_TYPES.has(type)) {
       const user = normalizeAddress(s.user);
-      if (user === null) return `Invalid user: ${String(s.user)}`;
+      if (user === null) return `Invalid user: ${shown(s.user)}`;
       return { type: type as 'userFills', user };
     }
-    return `Unknown subscription type: ${String(type)}`;
+    return `Unknown subscription type: ${shown(type)}`;
   }
 
   private onSubscription(ws: uWS.WebSocket<Conn>, method: 'subscribe' | 'unsubscribe', raw: unknown): void {
@@ -381,7 +387,7 @@ export class WsServer {
         if (action?.type === 'spotDeploy') throw new HttpError('bad_request', 'spotDeploy is not available over WebSocket; use POST /exchange');
         return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload) } });
       }
-      return this.error(ws, `Unknown request type: ${String(request.type)}`);
+      return this.error(ws, `Unknown request type: ${shown(request.type)}`);
     } catch (err) {
       const message = err instanceof HttpError ? err.message : 'Internal server error';
       if (!(err instanceof HttpError)) this.opts.log(`ws post failed: ${(err as Error).stack ?? String(err)}`);

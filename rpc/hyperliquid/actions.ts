@@ -3,6 +3,7 @@
 // Hyperliquid form, so the state machine must derive what it runs from that form itself).
 // Pure and deterministic: it reads nothing but the action and the request's nonce.
 import { userSignedNonceField } from '../../exchange/index.ts';
+import { shown } from '../request-checks.ts';
 
 export type Translation =
   | { readonly action: Record<string, unknown> }
@@ -33,7 +34,7 @@ export function svcActionOf(hl: unknown, nonce: number): Translation {
   const type = a.type as string;
   // A user-signed action carries its nonce in `time` or `nonce`; it must be the request's.
   const nonceField = userSignedNonceField(type);
-  if (nonceField !== null && a[nonceField] !== nonce) return { error: `Invalid nonce: action ${nonceField} ${String(a[nonceField])} must equal the request nonce ${nonce}` };
+  if (nonceField !== null && a[nonceField] !== nonce) return { error: `Invalid nonce: action ${nonceField} ${shown(a[nonceField])} must equal the request nonce ${nonce}` };
   switch (type) {
     case 'order':
       return { action: pick(a, 'order', ['orders', 'grouping', 'builder']) };

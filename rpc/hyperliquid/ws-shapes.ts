@@ -3,6 +3,7 @@
 import type { FillRecord, FundingRecord, LedgerRecord, OrderStatus, OrderView } from '../../exchange/index.ts';
 import { normalizeAddress } from '../../primitives/index.ts';
 import type { NodeApi } from '../api.ts';
+import { shown } from '../request-checks.ts';
 import { hlFill as infoFill, hlLedgerDelta, hlOpenOrder } from './user-info.ts';
 import { coinNames, type CoinNames as NameMaps } from './names.ts';
 
@@ -86,18 +87,18 @@ const nullish = (v: unknown) => v === undefined || v === null;
 export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription | string {
   if (!isBody(raw)) return 'not an object';
   const type = raw.type;
-  if (type === 'allMids' || type === 'assetCtxs') return mainDex(raw) ? { type } : `unknown dex ${String(raw.dex)}`;
+  if (type === 'allMids' || type === 'assetCtxs') return mainDex(raw) ? { type } : `unknown dex ${shown(raw.dex)}`;
   if (type === 'spotAssetCtxs') return { type };
   if (typeof type === 'string' && COIN_TYPES.has(type)) {
     const market = typeof raw.coin === 'string' ? resolveMarket(api, raw.coin) : null;
-    if (market === null) return `unknown coin ${String(raw.coin)}`;
+    if (market === null) return `unknown coin ${shown(raw.coin)}`;
     if (type === 'activeAssetData') {
       const user = normalizeAddress(raw.user);
-      if (user === null) return `invalid user ${String(raw.user)}`;
+      if (user === null) return `invalid user ${shown(raw.user)}`;
       return market.kind === 'perp' ? { type, user, market } : `activeAssetData is for perpetuals, not ${market.name}`;
     }
     if (type === 'candle') {
-      if (typeof raw.interval !== 'string' || !CANDLE_INTERVALS.has(raw.interval)) return `unknown interval ${String(raw.interval)}`;
+      if (typeof raw.interval !== 'string' || !CANDLE_INTERVALS.has(raw.interval)) return `unknown interval ${shown(raw.interval)}`;
       return { type, market, interval: raw.interval };
     }
     if (type === 'l2Book') {
@@ -110,12 +111,12 @@ export function parseHlSubscription(api: NodeApi, raw: unknown): HlSubscription 
   }
   if (typeof type === 'string' && USER_TYPE_SET.has(type)) {
     const user = normalizeAddress(raw.user);
-    if (user === null) return `invalid user ${String(raw.user)}`;
-    if ((type === 'clearinghouseState' || type === 'openOrders' || type === 'twapStates') && !mainDex(raw)) return `unknown dex ${String(raw.dex)}`;
+    if (user === null) return `invalid user ${shown(raw.user)}`;
+    if ((type === 'clearinghouseState' || type === 'openOrders' || type === 'twapStates') && !mainDex(raw)) return `unknown dex ${shown(raw.dex)}`;
     if (type === 'userFills' && !nullish(raw.aggregateByTime) && typeof raw.aggregateByTime !== 'boolean') return 'aggregateByTime must be a boolean';
     return { type: type as UserType, user };
   }
-  return `unknown type ${String(type)}`;
+  return `unknown type ${shown(type)}`;
 }
 
 /** A subscription's identity on its connection (and its topic, for public ones): the client's names, not the node's. */

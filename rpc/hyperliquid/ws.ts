@@ -9,7 +9,7 @@ import type { Limits } from '../limits.ts';
 import type { NodeApi } from '../api.ts';
 import { UnprocessableBody, handleHyperliquidExchange } from './exchange.ts';
 import { handleHyperliquidInfo } from './info.ts';
-import { jsonObjectOf } from '../request-checks.ts';
+import { jsonObjectOf, shown } from '../request-checks.ts';
 import {
   CoinNames, infoCoin, hlFill, hlFrontendOrder, hlFunding, hlLedgerUpdate, hlOrderUpdate, isUserSubscription, parseHlSubscription, subscriptionKey,
   type HlPublicSubscription, type HlSubscription, type HlUserSubscription,
@@ -136,7 +136,7 @@ export class HyperliquidWs<S> {
         limits.exchangeIp(ip, body.action);
         return answer({ type: 'action', payload: await handleHyperliquidExchange(this.api, body) });
       }
-      throw badRequest(`Unknown request type: ${String(request.type)}`);
+      throw badRequest(`Unknown request type: ${shown(request.type)}`);
     } catch (err) {
       if (err instanceof HttpError) return answer({ type: 'error', payload: err.message });
       // A request Hyperliquid's deserializer would refuse (422 over HTTP): its words, and what was wrong.
