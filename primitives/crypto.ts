@@ -226,3 +226,19 @@ export function recoverPublicKey(digest: Uint8Array, sig: RecoverableSignature):
 export function publicKeyToAddress(uncompressed: Uint8Array): Address {
   return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
+
+/**
+ * Signs a 32-byte digest with a secp256k1 private key: RFC 6979 deterministic, low s (the form
+ * `recoverAddress` accepts), `v` 27 or 28 as eth_signTypedData_v4 returns it.
+ */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): { r: string; s: string; v: number } {
+  if (digest.length !== 32) throw new RangeError('digest must be 32 bytes');
+  const sig = secp256k1.sign(digest, privateKey, { prehash: false, lowS: true, format: 'recovered' });
+  // format 'recovered': recovery byte, then r (32 bytes) and s (32 bytes).
+  return { r: bytesToHex(sig.subarray(1, 33)), s: bytesToHex(sig.subarray(33, 65)), v: 27 + (sig[0] as number) };
+}
+
+/** The address of a secp256k1 private key. */
+export function privateKeyToAddress(privateKey: Uint8Array): Address {
+  return publicKeyToAddress(secp256k1.getPublicKey(privateKey, false));
+}
