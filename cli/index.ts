@@ -5,6 +5,7 @@ import { stageReport } from '../primitives/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
+import { COMMANDS, describeError, processIo, runClientCommand, type Io } from './trade/index.ts';
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -13,8 +14,23 @@ Commands:
   testnet   write a genesis and home directories for a local multi-validator network
   start     run the node of a home directory
   init      create a home directory to join an existing network
-  keys      show a home directory's validator key and p2p address
+  keys      trading keys: new, import (mnemonic or private key), list; with --home: a node's validator key
   help      show this help
+
+Client commands (against a node, --node URL, default the local devnet at http://127.0.0.1:4001):
+  balance [ADDRESS]                  USDC and spot balances
+  positions [ADDRESS]                open perpetual positions
+  orders [ADDRESS]                   open orders
+  book COIN                          the order book with depth
+  order buy|sell COIN SIZE [PRICE]   limit (or market, without PRICE) order; --tif, --reduce-only
+  cancel COIN OID...                 cancel orders
+  transfer ADDRESS AMOUNT            send USDC to another account
+  withdraw ADDRESS AMOUNT            withdraw USDC through the bridge
+  leverage COIN N                    set leverage (--isolated)
+  agent approve ADDRESS | revoke     API wallets
+  deploy token NAME | pair BASE QUOTE  list a spot token or pair
+  tail [COIN...]                     live trades (and --user fills)
+Sign with --key NAME (see "svc keys"), --private-key, or --dev N (a devnet account); --json for scripts.
 
 Run "svc <command> --help" for its options.`;
 
@@ -47,10 +63,30 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 }
 
 export { parseDevnetOptions, UsageError } from './options.ts';
+export type { Io } from './trade/index.ts';
 
-export async function main(argv: string[]): Promise<number> {
+/** Wallet keys (`keys new|import|list`) rather than a home's validator key (`keys --home`). */
+function isWalletKeys(rest: readonly string[]): boolean {
+  return ['new', 'import', 'list'].includes(rest[0] ?? '') || (rest.includes('--help') && !rest.includes('--home'));
+}
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
-  const out = (line: string) => console.log(line);
+  const out = io.out;
+  if (command !== undefined && Object.hasOwn(COMMANDS, command) && (command !== 'keys' || isWalletKeys(rest))) {
+    try {
+      return await runClientCommand(command, rest, io);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        io.err(`svc ${command}: ${err.message}`);
+        return 2;
+      }
+      const plain = describeError(err);
+      if (plain === null) throw err;
+      io.err(`svc ${command}: ${plain}`);
+      return 1;
+    }
+  }
   try {
     switch (command) {
       case 'devnet': {

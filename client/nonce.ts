@@ -1,6 +1,9 @@
 // Nonces: now in ms, strictly increasing across every call of this process (so parallel calls
 // never share one), and, when a file is given, never at or below a nonce handed out before a
-// restart: the file holds a ceiling reserved ahead, written before any nonce above it is used.
+// restart: the file holds a ceiling, written before any nonce above it is used. The ceiling is
+// the last nonce itself (one small write per nonce) unless `reserve` asks to write less often;
+// then a restart may start up to `reserve` ms ahead of the clock (the node takes nonces up to
+// 60 s ahead, so keep it well below that, and restarts far apart).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -11,7 +14,7 @@ export interface NonceSource {
 export interface NonceManagerOptions {
   /** Where the reserved ceiling lives; absent: memory only (a restart relies on the clock). */
   readonly file?: string;
-  /** Nonces reserved per write of the file (default 10,000 ms: the node accepts nonces up to 60 s ahead). */
+  /** Milliseconds of nonces reserved per write of the file (default 0: the file is written for every nonce). */
   readonly reserve?: number;
   readonly now?: () => number;
 }
@@ -24,7 +27,7 @@ export class NonceManager implements NonceSource {
 
   constructor(private readonly opts: NonceManagerOptions = {}) {
     this.now = opts.now ?? Date.now;
-    this.reserve = opts.reserve ?? 10_000;
+    this.reserve = opts.reserve ?? 0;
     this.last = opts.file === undefined ? 0 : readCeiling(opts.file);
     this.ceiling = this.last;
   }
@@ -33,6 +36,7 @@ export class NonceManager implements NonceSource {
   next(): number {
     const n = Math.max(this.now(), this.last + 1);
     if (this.opts.file !== undefined && n > this.ceiling) {
+      // Written before the nonce is handed out: a crash after this never reuses it.
       this.ceiling = n + this.reserve;
       writeCeiling(this.opts.file, this.ceiling);
     }
