@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { queryString, type HttpTransport } from './http.ts';
 import type {
-  ApiKeyEntry, Candle, CandleInterval, HistoryPage, HistoryTrade, Loose, StatsRoute, V1BookLevel, V1Fill, V1Health, V1Height,
+  ApiKeyEntry, BlockSummary, Candle, CandleInterval, HistoryPage, HistoryTrade, Loose, StatsRoute, V1BookLevel, V1Fill, V1Health, V1Height,
   V1PerpetualMarket, V1SpotMarket, V1SpotOrderbook,
 } from './types.ts';
 
@@ -12,6 +12,9 @@ type Query = Record<string, string | number | boolean | undefined>;
 export class V1Client {
   constructor(readonly http: HttpTransport) {}
 
+  /** Committed blocks, newest first (ours: docs/api.md). */
+  blocks(q: { limit?: number; before?: number } = {}) { return this.http.get<{ height: number; blocks: BlockSummary[] }>('/v1/blocks', q); }
+  block(height: number) { return this.http.get<{ block: BlockSummary }>(`/v1/blocks/${height}`); }
   health() { return this.http.get<V1Health>('/v1/health'); }
   height() { return this.http.get<V1Height>('/v1/height'); }
   perpetualMarkets(q: { ticker?: string; limit?: number } = {}) {

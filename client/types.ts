@@ -575,6 +575,14 @@ export interface ApiKeyEntry {
   revoked: boolean;
   revoked_at: string | null;
 }
+export interface BlockSummary {
+  height: number;
+  time: number;
+  hash: string;
+  /** The proposer's ed25519 consensus key. */
+  proposer: string;
+  txs: { hash: string; kind: 'action' | 'system' | 'evm'; type: string; signer: string | null; vaultAddress: string | null }[];
+}
 export interface HistoryPage<T = Loose> {
   data: T[];
   pagination: { next_cursor: string | null; has_more: boolean };

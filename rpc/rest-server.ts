@@ -15,6 +15,7 @@ import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
 import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
 import { subaccount } from './v1/subaccount.ts';
 import { recentTrades } from './v1/trades.ts';
+import { oneBlock, recentBlocks } from './v1/blocks.ts';
 import { HISTORY_ROUTES } from './history.ts';
 import { STATS_ROUTES } from './stats.ts';
 import type { HistoryReader } from './history-api.ts';
@@ -150,6 +151,8 @@ export class RestServer {
     this.get('/v1/trades/perpetualMarket/:ticker', v1(async (r) => ({ status: OK, body: await recentTrades(api, this.history(), r.params[0] ?? '', r.query) })));
     this.get('/v1/spot/markets', v1(() => ({ status: OK, body: { markets: api.spotMarkets() } })));
     this.get('/v1/spot/orderbook/:pair', v1((r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) })));
+    this.get('/v1/blocks', v1(async (r) => ({ status: OK, body: await recentBlocks(api, r.query) })));
+    this.get('/v1/blocks/:height', v1(async (r) => ({ status: OK, body: await oneBlock(api, r.params[0] ?? '') })));
     this.get('/v1/health', v1(() => this.health()));
     this.get('/v1/height', v1(() => {
       const h = api.head();

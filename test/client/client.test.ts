@@ -144,6 +144,12 @@ t.test('client', async (t) => {
     t.match((await i.metaAndAssetCtxs())[1][0], { markPx: String, oraclePx: String, funding: String, openInterest: String });
     t.match(await a.v1.height(), { height: /^\d+$/ });
     t.match(await a.v1.health(), { status: 'ok' });
+    const { blocks, height } = await a.v1.blocks({ limit: 50 });
+    t.equal(blocks[0]?.height, height, 'newest first');
+    const withOrder = blocks.find((bl) => bl.txs.some((x) => x.type === 'order' && x.signer === bob.address));
+    t.ok(withOrder, 'a block holds a taker order signed by bob');
+    t.match(await a.v1.block(withOrder?.height ?? 1), { block: { height: withOrder?.height, hash: /^0x[0-9a-f]{64}$/, txs: Array } });
+    t.match(await a.v1.block(height + 1000).catch((e: unknown) => e), { status: 404 });
     t.match((await a.v1.perpetualMarkets()).markets['BTC-USD'], { ticker: 'BTC-USD' });
     t.match(await a.v1.perpetualOrderbook('BTC-USD'), { bids: Array, asks: Array });
     t.match(await a.v1.subaccount(u), { subaccount: { address: u } });
