@@ -40,6 +40,19 @@ export default tseslint.config(
     },
   },
   {
+    // The page runs in a browser: it takes the client's WebSocket and types, which use no Node API.
+    files: ['explorer/page/**/*.ts'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', window: 'readonly' } },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^\\.\\./(\\.\\./)*(primitives|genesis|exchange|evm|consensus|rpc|node|cli|client)/(?!index\\.ts$|ws\\.ts$|types\\.ts$|errors\\.ts$).+',
+          message: 'The page imports client/ws.ts and client/types.ts only (browser-safe).',
+        }],
+      }],
+    },
+  },
+  {
     // The state machine is pure: no clock, no randomness.
     files: ['exchange/**/*.ts'],
     rules: {

@@ -33,6 +33,7 @@ import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './indexer/index.ts';
+import { explorerAssets } from '../explorer/index.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -84,6 +85,8 @@ export interface NodeConfig {
   readonly indexerDb: string | null;
   /** Keep the history at all (`--no-history`: no indexer; `/v4` and `/stats` answer 503). */
   readonly history: boolean;
+  /** Serve the explorer page at `/` on the REST port (built on its first request). */
+  readonly explorer: boolean;
 }
 
 /** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
@@ -115,6 +118,7 @@ export const DEFAULT_NODE_CONFIG = {
   bridgePollMs: 1000,
   indexerDb: null as string | null,
   history: true,
+  explorer: true,
 } satisfies Partial<NodeConfig>;
 
 export class NodeStartError extends Error {
@@ -522,7 +526,9 @@ export class SvcNode {
       transport?.broadcastTx(bytes);
     });
     pool = evmPool;
-    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now });
+    let wsPort: number | null = null;
+    const staticAssets = config.explorer ? explorerAssets(() => ({ wsPort })) : null;
+    const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now, staticAssets });
     let restPort: number;
     try {
       restPort = await rest.listen();
@@ -531,7 +537,6 @@ export class SvcNode {
       throw new NodeStartError((err as Error).message);
     }
     let ws: WsServer | null = null;
-    let wsPort: number | null = null;
     if (config.wsPort !== null) {
       ws = new WsServer(api, bus, { host: config.host, port: config.wsPort, log: config.log, maxBackpressure: config.wsMaxBackpressure, limits, publicIntervalMs: config.wsPublicIntervalMs });
       try {

@@ -37,10 +37,20 @@ export interface RestServerOptions {
   readonly apiKeys: ApiKeyStore;
   /** Wall clock (ms): HMAC timestamps and key creation times. */
   readonly now: () => number;
+  /** The explorer page's files (`/` and `/explorer/*`), supplied by node/; absent or null: none served. */
+  readonly staticAssets?: StaticAssets | null;
 }
 
-/** `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable request). */
-type Reply = { status: string; body: unknown; headers?: Record<string, string>; text?: string };
+/** Files served as they are: declared here, built by explorer/ and wired by node/. */
+export interface StaticAssets {
+  get(path: string): Promise<{ readonly type: string; readonly body: Uint8Array } | null>;
+}
+
+/**
+ * `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable
+ * request); `file`: bytes of the given content type (the explorer page).
+ */
+type Reply = { status: string; body: unknown; headers?: Record<string, string>; text?: string; file?: { type: string; body: Uint8Array } };
 /** A request as routes see it: body, path, path parameters, query, client address, HMAC headers. */
 interface Request {
   readonly ip: string;
@@ -180,6 +190,16 @@ export class RestServer {
         return { status: OK, body: await route(api, this.history(), r.query) };
       });
     }
+    const assets = opts.staticAssets ?? null;
+    if (assets !== null) {
+      const page: Route = async (r) => {
+        const file = await assets.get(r.url);
+        if (file === null) throw new HttpError('not_found', `Unknown endpoint: GET ${r.url}`);
+        return { status: OK, body: null, file, headers: { 'Cache-Control': 'no-cache' } };
+      };
+      this.get('/', page);
+      this.get('/explorer/*', page);
+    }
     this.app.options('/*', (res) => {
       res.cork(() => {
         res.writeStatus('204 No Content');
@@ -293,10 +313,11 @@ export class RestServer {
 
   private send(res: uWS.HttpResponse, reply: Reply): void {
     const t0 = performance.now();
-    const json = reply.text ?? JSON.stringify(reply.body);
+    const json = reply.file?.body ?? reply.text ?? JSON.stringify(reply.body);
+    const type = reply.file?.type ?? (reply.text === undefined ? 'application/json' : 'text/plain; charset=utf-8');
     res.cork(() => {
       res.writeStatus(reply.status);
-      res.writeHeader('Content-Type', reply.text === undefined ? 'application/json' : 'text/plain; charset=utf-8');
+      res.writeHeader('Content-Type', type);
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
       this.corsHeaders(res);
       res.end(json);
