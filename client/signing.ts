@@ -58,10 +58,22 @@ export function literalConnectionId(nonce: number): Uint8Array {
   return concatBytes(new Uint8Array(24), uint64BE(nonce));
 }
 
+/** Domain separators by chain id (a few chains at most: devnet, testnet, mainnet). */
+const separators = new Map<number, Uint8Array>();
+
+function separatorOf(chainId: number): Uint8Array {
+  let sep = separators.get(chainId);
+  if (sep === undefined) {
+    sep = domainSeparator(exchangeDomain(chainId));
+    if (separators.size < 16) separators.set(chainId, sep);
+  }
+  return sep;
+}
+
 /** The digest eth_signTypedData_v4 signs for this request. */
 export function requestDigest(action: unknown, nonce: number, vaultAddress: string | null, opts: SigningOptions = {}): Uint8Array {
   const connectionId = opts.binding === 'literal' ? literalConnectionId(nonce) : actionConnectionId(action, nonce, vaultAddress);
-  return agentDigest(domainSeparator(exchangeDomain(opts.chainId)), opts.source ?? 'b', connectionId);
+  return agentDigest(separatorOf(opts.chainId ?? CHAIN_ID), opts.source ?? 'b', connectionId);
 }
 
 /** `{action, nonce, signature, vaultAddress}`, ready for `POST /exchange` or a WebSocket post. */
