@@ -5,7 +5,8 @@ const NUMERIC = /^[-+]?[0-9][0-9,]*(\.[0-9]+)?%?$/;
 export function table(headers: readonly string[], rows: readonly (readonly (string | number | boolean | null | undefined)[])[]): string[] {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const right = headers.map((_, i) => cells.length > 0 && cells.every((r) => NUMERIC.test(r[i] ?? '') || r[i] === '-'));
+  // A column of numbers (blank and '-' cells aside) is right-aligned.
+  const right = headers.map((_, i) => cells.some((r) => NUMERIC.test(r[i] ?? '')) && cells.every((r) => NUMERIC.test(r[i] ?? '') || r[i] === '-' || r[i] === ''));
   const line = (r: readonly string[]) =>
     r.map((c, i) => (right[i] ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join('  ').trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];

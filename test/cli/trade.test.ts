@@ -60,6 +60,8 @@ t.test('svc client commands', async (t) => {
     t.equal(placed.code, 0, placed.err.join('\n'));
     const oid = /resting\s+oid (\d+)/.exec(placed.text)?.[1];
     t.ok(oid, placed.text);
+    const nonce = Number(await readFile(join(home, 'keys', 'nonces', `${alice.address}.nonce`), 'utf8'));
+    t.ok(nonce > Date.now() - 60_000, 'the last nonce is kept for the next run');
     const orders = await svc('orders', alice.address);
     t.match(orders.out[0], /^OID\s+COIN\s+SIDE\s+PRICE\s+SIZE/);
     t.match(orders.text, new RegExp(`${oid}\\s+BTC\\s+buy\\s+60000\\s+0.01`));
