@@ -65,9 +65,9 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 export { parseDevnetOptions, UsageError } from './options.ts';
 export type { Io } from './trade/index.ts';
 
-/** Wallet keys (`keys new|import|list`) rather than a home's validator key (`keys --home`). */
+/** Wallet keys (`keys new|import|list`) rather than a home's validator key (`keys --home <dir>`). */
 function isWalletKeys(rest: readonly string[]): boolean {
-  return ['new', 'import', 'list'].includes(rest[0] ?? '') || (rest.includes('--help') && !rest.includes('--home'));
+  return !rest.some((a) => a === '--home' || a.startsWith('--home='));
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {

@@ -33,6 +33,8 @@ export interface HomeConfig {
   readonly indexerDb?: string;
   /** false: keep no history. */
   readonly history?: boolean;
+  /** false: serve no explorer page at `/` (docs/api.md). */
+  readonly explorer?: boolean;
   /**
    * Rate limits: `preset` ("spec", the default, or "devnet") and scopes over it, as the devnet's
    * `--rate-limit` (`{"preset": "spec", "info": "2400/600", "ws-connections-per-ip": 200}`).
@@ -260,6 +262,7 @@ export async function runStart(argv: string[], out: (line: string) => void): Pro
     ...(config.bridgePollMs !== undefined ? { bridgePollMs: config.bridgePollMs } : {}),
     ...(config.indexerDb !== undefined ? { indexerDb: indexerDb(config.indexerDb) } : {}),
     ...(config.history !== undefined ? { history: config.history !== false } : {}),
+    ...(config.explorer !== undefined ? { explorer: config.explorer !== false } : {}),
     onSyncProgress: syncProgress(out),
     log: out,
   });

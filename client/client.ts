@@ -19,7 +19,10 @@ export const DEVNET_WS_URL = 'ws://127.0.0.1:4000/ws';
 export interface SvcClientOptions {
   /** REST base URL (default the local devnet). */
   readonly url?: string;
-  /** WebSocket URL (default: the REST host on port 4000, path /ws). */
+  /**
+   * WebSocket URL. Default: the port the node names at `/explorer/config.json`, else 4000, on
+   * the REST host, path /ws.
+   */
   readonly wsUrl?: string;
   /** A private key (hex) or any Signer; without one the client only reads. */
   readonly privateKey?: string;
@@ -88,7 +91,7 @@ export class SvcClient {
 
   /** The WebSocket, opened on first use. */
   get ws(): WsClient {
-    this.wsClient ??= new WsClient({ ...this.opts.ws, url: this.opts.wsUrl ?? defaultWsUrl(this.http.url) });
+    this.wsClient ??= new WsClient({ ...this.opts.ws, url: this.opts.wsUrl ?? (() => discoverWsUrl(this.http)) });
     return this.wsClient;
   }
 
@@ -139,10 +142,16 @@ export class SvcClient {
   }
 }
 
-function defaultWsUrl(restUrl: string): string {
-  const u = new URL(restUrl);
+/** The node's WebSocket: the port its explorer config names, else the default 4000; same host. */
+async function discoverWsUrl(http: HttpTransport): Promise<string> {
+  const u = new URL(http.url);
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (u.port === '4001' || u.port === '') u.port = '4000';
   u.pathname = '/ws';
+  try {
+    const { wsPort } = await http.once<{ wsPort: number | null }>('GET', '/explorer/config.json', undefined);
+    u.port = String(wsPort ?? 4000);
+  } catch {
+    u.port = '4000'; // a node without the explorer: the default port
+  }
   return u.toString();
 }

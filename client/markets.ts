@@ -38,10 +38,11 @@ export class MarketDirectory {
 
   constructor(private readonly info: InfoClient) {}
 
+  /** By name: a perpetual ("BTC", or its ticker "BTC-USD"), a spot pair ("SVC-USDC") or "@<pair>". */
   async get(coin: string): Promise<MarketInfo> {
-    const key = coin.toUpperCase().replace(/-USD$/, '');
-    let m = (await this.load(false)).get(key) ?? this.cache?.get(coin.toUpperCase());
-    if (m === undefined) m = (await this.load(true)).get(key) ?? this.cache?.get(coin.toUpperCase());
+    const upper = coin.toUpperCase();
+    const find = (all: Map<string, MarketInfo>) => all.get(upper) ?? all.get(upper.replace(/-USD$/, ''));
+    const m = find(await this.load(false)) ?? find(await this.load(true));
     if (m === undefined) throw new RangeError(`unknown market ${coin}: not in meta or spotMeta`);
     return m;
   }

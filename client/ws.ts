@@ -19,8 +19,8 @@ interface Socket {
 export type SocketFactory = (url: string) => Socket;
 
 export interface WsClientOptions {
-  /** e.g. ws://127.0.0.1:4000/ws */
-  readonly url: string;
+  /** e.g. ws://127.0.0.1:4000/ws, or a function that finds it (asked at each connection). */
+  readonly url: string | (() => Promise<string>);
   /** How to open a socket; default: the global WebSocket, else the `ws` package. */
   readonly socket?: SocketFactory;
   readonly minReconnectMs?: number;
@@ -112,8 +112,14 @@ export class WsClient {
     const known = [...this.subs].some((s) => s.key === sub.key);
     this.subs.add(sub);
     // Not open yet: the opening sends every subscription in the set, this one included.
-    if (this.socket?.readyState !== OPEN) await this.connect();
-    else if (!known) this.sendJson({ method: 'subscribe', subscription });
+    if (this.socket?.readyState !== OPEN) {
+      try {
+        await this.connect();
+      } catch (err) {
+        this.subs.delete(sub); // refused: it is not kept for a later connection either
+        throw err;
+      }
+    } else if (!known) this.sendJson({ method: 'subscribe', subscription });
     return () => {
       if (!this.subs.delete(sub)) return;
       const stillWanted = [...this.subs].some((s) => s.key === sub.key);
@@ -156,8 +162,9 @@ export class WsClient {
 
   private async open(): Promise<void> {
     const factory = this.opts.socket ?? (await defaultFactory());
+    const url = typeof this.opts.url === 'string' ? this.opts.url : await this.opts.url();
     await new Promise<void>((resolve, reject) => {
-      const s = factory(this.opts.url);
+      const s = factory(url);
       let opened = false;
       s.onopen = () => {
         opened = true;
@@ -176,12 +183,12 @@ export class WsClient {
       };
       s.onmessage = (ev) => this.onMessage(typeof ev.data === 'string' ? ev.data : String(ev.data));
       s.onerror = () => {
-        if (!opened) reject(new TransportError(`cannot connect to ${this.opts.url}`));
+        if (!opened) reject(new TransportError(`cannot connect to ${url}`));
       };
       s.onclose = () => {
         if (this.socket === s) this.socket = null;
         this.stopPing();
-        if (!opened) return reject(new TransportError(`cannot connect to ${this.opts.url}`));
+        if (!opened) return reject(new TransportError(`cannot connect to ${url}`));
         this.failPending('WebSocket connection lost before the answer');
         this.opts.onState?.('closed', this.reconnects);
         if (!this.closed) this.scheduleReconnect();

@@ -28,7 +28,7 @@ t.test('svc client commands', async (t) => {
       out: (l) => out.push(...l.split('\n')), err: (l) => (err.push(...l.split('\n')), onErr(l)), env,
       stdin: async () => '', prompt: async () => null, interrupted: () => new Promise(() => {}),
     };
-    const code = await main([...argv, '--ws', node.wsUrl as string], io);
+    const code = await main(argv, io); // the WebSocket is found through the node (/explorer/config.json)
     return { code, out, err, text: out.join('\n') };
   }
 
