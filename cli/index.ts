@@ -5,7 +5,10 @@ import { stageReport } from '../primitives/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
-import { COMMANDS, describeError, processIo, runClientCommand, type Io } from './trade/index.ts';
+import { processIo, type Io } from './trade/io.ts';
+
+/** The client commands (cli/trade/, loaded only when one runs: node commands start without it). */
+const CLIENT_COMMANDS = new Set(['keys', 'balance', 'positions', 'orders', 'book', 'order', 'cancel', 'transfer', 'withdraw', 'leverage', 'agent', 'deploy', 'tail']);
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -63,7 +66,7 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 }
 
 export { parseDevnetOptions, UsageError } from './options.ts';
-export type { Io } from './trade/index.ts';
+export type { Io } from './trade/io.ts';
 
 /** Wallet keys (`keys new|import|list`) rather than a home's validator key (`keys --home <dir>`). */
 function isWalletKeys(rest: readonly string[]): boolean {
@@ -73,7 +76,8 @@ function isWalletKeys(rest: readonly string[]): boolean {
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
   const out = io.out;
-  if (command !== undefined && Object.hasOwn(COMMANDS, command) && (command !== 'keys' || isWalletKeys(rest))) {
+  if (command !== undefined && CLIENT_COMMANDS.has(command) && (command !== 'keys' || isWalletKeys(rest))) {
+    const { describeError, runClientCommand } = await import('./trade/index.ts');
     try {
       return await runClientCommand(command, rest, io);
     } catch (err) {

@@ -60,7 +60,7 @@ Commands sign with --key <name> (default "default").`,
           : table(['NAME', 'ADDRESS', 'STORED'], keys.map((k) => [k.name, k.address, k.encrypted ? 'encrypted' : 'CLEAR TEXT (insecure)'])));
         return;
       }
-      if (sub !== 'new' && sub !== 'import') throw new UsageError(`keys takes new, import or list, got "${sub ?? ''}"`);
+      if (sub !== 'new' && sub !== 'import') throw new UsageError(sub === undefined ? 'keys takes new, import or list (svc keys --help; a node home\'s validator key: svc keys --home <dir>)' : `keys takes new, import or list, got "${sub}"`);
       const name = checkName(str(v.name) ?? 'default');
       let wallet;
       let mnemonic: string | null = null;
