@@ -36,11 +36,17 @@ export async function buildExplorer(): Promise<Map<string, Asset>> {
   ]);
 }
 
+/** Where the page finds the node's WebSockets: the API's (path /ws) and the JSON-RPC's (new heads). */
+export interface ExplorerConfig {
+  readonly wsPort: number | null;
+  readonly rpcPort: number | null;
+}
+
 /**
  * The page's assets, built on first use and kept (the build is about 0.2 to 0.5 s), plus its
- * `config.json`: where the page finds the node's WebSocket.
+ * `config.json` (`ExplorerConfig`).
  */
-export function explorerAssets(config: () => { wsPort: number | null }): { get(path: string): Promise<Asset | null> } {
+export function explorerAssets(config: () => ExplorerConfig): { get(path: string): Promise<Asset | null> } {
   let built: Promise<Map<string, Asset>> | null = null;
   return {
     async get(path) {

@@ -527,7 +527,8 @@ export class SvcNode {
     });
     pool = evmPool;
     let wsPort: number | null = null;
-    const staticAssets = config.explorer ? explorerAssets(() => ({ wsPort })) : null;
+    let rpcPort: number | null = null;
+    const staticAssets = config.explorer ? explorerAssets(() => ({ wsPort, rpcPort })) : null;
     const rest = new RestServer(api, { host: config.host, port: config.restPort, maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now, staticAssets });
     let restPort: number;
     try {
@@ -548,7 +549,6 @@ export class SvcNode {
       }
     }
     let eth: EthServer | null = null;
-    let rpcPort: number | null = null;
     if (config.rpcPort !== null) {
       eth = new EthServer({
         chain: evm,

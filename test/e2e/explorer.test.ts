@@ -34,6 +34,8 @@ t.test('the explorer page follows the chain, the book and an account', { skip: e
   // Nothing outside the node: every request the page makes goes to its own origin or WebSocket.
   const origins = new Set<string>();
   page.on('request', (r) => origins.add(new URL(r.url()).host));
+  const sockets: string[] = [];
+  page.on('websocket', (w) => sockets.push(w.url()));
 
   await page.goto(`${node.restUrl}/?coin=BTC`);
   await page.waitForFunction(() => Number(document.getElementById('height')?.textContent) > 0, undefined, { timeout: 10_000 });
@@ -65,4 +67,7 @@ t.test('the explorer page follows the chain, the book and an account', { skip: e
   await page.screenshot({ path: join('.artifacts', 'explorer.png'), fullPage: true });
   t.same(errors, [], 'no script errors');
   t.same([...origins], [new URL(node.restUrl).host], 'no request leaves the node');
+  const host = new URL(node.restUrl).hostname;
+  t.same(sockets.sort(), [node.wsUrl, node.rpcUrl?.replace('http:', 'ws:')].map((u) => new URL(u as string)).map((u) => `ws://${host}:${u.port}${u.pathname === '/' ? '/' : u.pathname}`).sort(),
+    "live over the node's own WebSockets: the API's and the JSON-RPC's (new heads)");
 });
