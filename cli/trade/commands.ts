@@ -283,13 +283,15 @@ Lists a spot token or a spot pair (10 USDC each). Tokens by name or index (USDC 
   tail: {
     usage: `svc tail [<COIN>...] [--user <address>] [--count <n>]
 
-Live trades of the markets named (default BTC) and, with --user (or a key), that account's fills,
+Live trades of the markets named (default BTC) and, with --user (or --key, --dev), that account's fills,
 over the node's WebSocket, until Ctrl-C (or --count events).`,
     options: { user: { type: 'string' }, count: { type: 'string' } },
     async run(ctx, args) {
       const coins = args.length === 0 ? ['BTC'] : args;
       const limit = ctx.values.count === undefined ? Infinity : intArg(str(ctx.values.count), '--count', 1);
-      const user = ctx.values.user === undefined ? null : addressArg(str(ctx.values.user), '--user');
+      // Fills of --user, else of the key named (--key, --dev, --private-key), else none.
+      const keyGiven = ['key', 'dev', 'private-key'].some((k) => ctx.values[k] !== undefined);
+      const user = ctx.values.user !== undefined ? addressArg(str(ctx.values.user), '--user') : keyGiven ? (await ctx.signer()).address : null;
       const c = ctx.reader();
       let seen = 0;
       let finish: () => void = () => {};

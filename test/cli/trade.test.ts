@@ -102,7 +102,7 @@ t.test('svc client commands', async (t) => {
     let watching: () => void = () => {};
     const subscribed = new Promise<void>((resolve) => (watching = resolve));
     const [tail] = await Promise.all([
-      svcWith((l) => void (l.startsWith('watching') && watching()), 'tail', 'ETH', '--count', '2', '--user', bob.address),
+      svcWith((l) => void (l.startsWith('watching') && watching()), 'tail', 'ETH', '--count', '2', '--dev', '1'), // bob's fills
       (async () => {
         await subscribed;
         await svc('order', 'sell', 'ETH', '1', '3000', '--dev', '0');
