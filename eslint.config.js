@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const deepImport = {
   patterns: [
     {
-      regex: '^\\.\\./(\\.\\./)*(primitives|genesis|exchange|evm|consensus|rpc|node|cli)/(?!index\\.ts$).+',
+      regex: '^\\.\\./(\\.\\./)*(primitives|genesis|exchange|evm|consensus|rpc|node|cli|client|explorer)/(?!index\\.ts$).+',
       message: 'Import another top-level folder through its index.ts only.',
     },
   ],
@@ -25,6 +25,31 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', deepImport],
+    },
+  },
+  {
+    // The client is published by itself: it may use primitives/ and nothing else of the repository.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...deepImport.patterns,
+          { regex: '^\\.\\./(genesis|exchange|evm|consensus|rpc|node|cli|explorer)/', message: 'client/ depends on primitives/ only.' },
+        ],
+      }],
+    },
+  },
+  {
+    // The page runs in a browser: it takes the client's WebSocket and types, which use no Node API.
+    files: ['explorer/page/**/*.ts'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', window: 'readonly' } },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^\\.\\./(\\.\\./)*(primitives|genesis|exchange|evm|consensus|rpc|node|cli|client)/(?!index\\.ts$|ws\\.ts$|types\\.ts$|errors\\.ts$).+',
+          message: 'The page imports client/ws.ts and client/types.ts only (browser-safe).',
+        }],
+      }],
     },
   },
   {

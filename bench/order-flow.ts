@@ -1,34 +1,26 @@
-// The signed order flow the node benchmarks send: devnet accounts signing with native secp256k1
-// (the action binding), and a market-making mix in cycles of ten actions.
-import { createRequire } from 'node:module';
-import { actionConnectionId, exchangeDomain } from '../exchange/index.ts';
+// The signed order flow the node benchmarks send: devnet accounts signing through the client
+// (client/: the action binding, native secp256k1 through primitives/), and a market-making mix
+// in cycles of ten actions.
+import { PrivateKeySigner, requestDigest, type Signature } from '../client/index.ts';
 import { DEV_ACCOUNTS } from '../genesis/index.ts';
-import { agentDigest, bytesToHex, domainSeparator, hexToBytes } from '../primitives/index.ts';
 
 export interface FlowAccount {
-  readonly key: Uint8Array;
+  readonly signer: PrivateKeySigner;
   /** The last nonce used: each request takes max(last + 1, the time it is sent). */
   nonce: number;
 }
 
-interface NativeSign {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
 /** Devnet accounts `from` .. `from + count - 1`. */
 export function flowAccounts(from: number, count: number): FlowAccount[] {
-  return DEV_ACCOUNTS.slice(from, from + count).map((a) => ({ key: hexToBytes(a.privateKey), nonce: 0 }));
+  return DEV_ACCOUNTS.slice(from, from + count).map((a) => ({ signer: new PrivateKeySigner(a.privateKey), nonce: 0 }));
 }
 
-/** Signs an action for the devnet (chain 42069) as an `/exchange` request body. */
-export function orderSigner(): (acct: FlowAccount, action: unknown, at?: number) => { action: unknown; nonce: number; signature: { r: string; s: string; v: number } } {
-  const native = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSign;
-  const sep = domainSeparator(exchangeDomain(42069));
+/** Signs an action for the devnet (chain 42069) as an `/exchange` request body, synchronously. */
+export function orderSigner(): (acct: FlowAccount, action: unknown, at?: number) => { action: unknown; nonce: number; signature: Signature } {
   // `at`: when the action will be sent (signed ahead of time), so its nonce is near that time.
   return (acct, action, at = Date.now()) => {
     const nonce = (acct.nonce = Math.max(acct.nonce + 1, Math.floor(at)));
-    const { signature, recid } = native.ecdsaSign(agentDigest(sep, 'b', actionConnectionId(action, nonce, null)), acct.key);
-    return { action, nonce, signature: { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: 27 + recid } };
+    return { action, nonce, signature: acct.signer.signDigest(requestDigest(action, nonce, null)) };
   };
 }
 

@@ -19,6 +19,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     bridgeChains: opts.bridgeChains.map((url) => ({ url, confirmations: opts.bridgeConfirmations, devDeploy: opts.bridgeToken === null ? {} : { token: opts.bridgeToken } })),
     indexerDb: opts.indexerDb,
     history: opts.history,
+    explorer: opts.explorer,
     ...(opts.signerWorkers === null ? {} : { signerWorkers: opts.signerWorkers }),
     log: out,
     ...ops,

@@ -7,6 +7,10 @@ import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
 import { OPS_USAGE, opsLogger, opsNodeConfig, takeOpsFlags } from './ops-flags.ts';
 import { runStatus } from './status.ts';
+import { processIo, type Io } from './trade/io.ts';
+
+/** The client commands (cli/trade/, loaded only when one runs: node commands start without it). */
+const CLIENT_COMMANDS = new Set(['keys', 'balance', 'positions', 'orders', 'book', 'order', 'cancel', 'transfer', 'withdraw', 'leverage', 'agent', 'deploy', 'tail']);
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -15,9 +19,24 @@ Commands:
   testnet   write a genesis and home directories for a local multi-validator network
   start     run the node of a home directory
   init      create a home directory to join an existing network
-  keys      show a home directory's validator key and p2p address
+  keys      trading keys: new, import (mnemonic or private key), list; with --home: a node's validator key
   status    show a running node's height, peers, sync state and versions
   help      show this help
+
+Client commands (against a node, --node URL, default the local devnet at http://127.0.0.1:4001):
+  balance [ADDRESS]                  USDC and spot balances
+  positions [ADDRESS]                open perpetual positions
+  orders [ADDRESS]                   open orders
+  book COIN                          the order book with depth
+  order buy|sell COIN SIZE [PRICE]   limit (or market, without PRICE) order; --tif, --reduce-only
+  cancel COIN OID...                 cancel orders
+  transfer ADDRESS AMOUNT            send USDC to another account
+  withdraw ADDRESS AMOUNT            withdraw USDC through the bridge
+  leverage COIN N                    set leverage (--isolated)
+  agent approve ADDRESS | revoke     API wallets
+  deploy token NAME | pair BASE QUOTE  list a spot token or pair
+  tail [COIN...]                     live trades (and --user fills)
+Sign with --key NAME (see "svc keys"), --private-key, or --dev N (a devnet account); --json for scripts.
 
 Run "svc <command> --help" for its options.
 
@@ -55,10 +74,31 @@ async function serveUntilSignal(node: { stop(): Promise<void>; readonly height: 
 export { parseDevnetOptions, UsageError } from './options.ts';
 export { runStatus, formatStatus } from './status.ts';
 export { takeOpsFlags, opsNodeConfig, type OpsFlags } from './ops-flags.ts';
+export type { Io } from './trade/io.ts';
 
-export async function main(argv: string[]): Promise<number> {
+/** Wallet keys (`keys new|import|list`) rather than a home's validator key (`keys --home <dir>`). */
+function isWalletKeys(rest: readonly string[]): boolean {
+  return !rest.some((a) => a === '--home' || a.startsWith('--home='));
+}
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
-  const out = (line: string) => console.log(line);
+  const out = io.out;
+  if (command !== undefined && CLIENT_COMMANDS.has(command) && (command !== 'keys' || isWalletKeys(rest))) {
+    const { describeError, runClientCommand } = await import('./trade/index.ts');
+    try {
+      return await runClientCommand(command, rest, io);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        io.err(`svc ${command}: ${err.message}`);
+        return 2;
+      }
+      const plain = describeError(err);
+      if (plain === null) throw err;
+      io.err(`svc ${command}: ${plain}`);
+      return 1;
+    }
+  }
   try {
     switch (command) {
       case 'devnet': {

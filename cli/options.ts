@@ -21,6 +21,8 @@ export interface DevnetOptions {
   readonly indexerDb: string | null;
   /** False with --no-history: no indexer, no /v4 or /stats. */
   readonly history: boolean;
+  /** False with --no-explorer: no page at `/`. */
+  readonly explorer: boolean;
   readonly rateLimits: RateLimitConfig;
   /** Worker threads recovering signers; null: the node's default (docs/performance.md). */
   readonly signerWorkers: number | null;
@@ -49,6 +51,7 @@ Options:
   --indexer-db <url>      keep the history in PostgreSQL (postgres://user@host:port/db) instead of
                           the embedded store in the data directory (docs/history.md)
   --no-history            keep no history: no indexer; /v4 and /stats answer 503
+  --no-explorer           serve no explorer page at / on the REST port
   --rate-limits <preset>  devnet (default: request limits off) or spec (the spec's limits and
                           the node's defaults, as testnet and mainnet nodes run; docs/api.md)
   --rate-limit <scope>=<per minute>[/<burst>]  one scope's limit over the preset (repeatable;
@@ -132,6 +135,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'bridge-confirmations': { type: 'string' },
         'indexer-db': { type: 'string' },
         'no-history': { type: 'boolean' },
+        'no-explorer': { type: 'boolean' },
         'rate-limits': { type: 'string' },
         'rate-limit': { type: 'string', multiple: true },
         'signer-workers': { type: 'string' },
@@ -159,6 +163,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     bridgeConfirmations: confirmations(values['bridge-confirmations']),
     indexerDb: indexerDb(values['indexer-db']),
     history: !(values['no-history'] ?? false),
+    explorer: !(values['no-explorer'] ?? false),
     rateLimits: rateLimits(values['rate-limits'] ?? 'devnet', values['rate-limit'] ?? []),
     signerWorkers: signerWorkers(values['signer-workers']),
   };

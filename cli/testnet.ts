@@ -34,6 +34,8 @@ export interface HomeConfig extends OpsConfig {
   readonly indexerDb?: string;
   /** false: keep no history. */
   readonly history?: boolean;
+  /** false: serve no explorer page at `/` (docs/api.md). */
+  readonly explorer?: boolean;
   /**
    * Rate limits: `preset` ("spec", the default, or "devnet") and scopes over it, as the devnet's
    * `--rate-limit` (`{"preset": "spec", "info": "2400/600", "ws-connections-per-ip": 200}`).
@@ -268,6 +270,7 @@ export async function runStart(argv: string[], plainOut: (line: string) => void,
     ...(config.bridgePollMs !== undefined ? { bridgePollMs: config.bridgePollMs } : {}),
     ...(config.indexerDb !== undefined ? { indexerDb: indexerDb(config.indexerDb) } : {}),
     ...(config.history !== undefined ? { history: config.history !== false } : {}),
+    ...(config.explorer !== undefined ? { explorer: config.explorer !== false } : {}),
     onSyncProgress: syncProgress(out),
     ...nodeOps,
   });

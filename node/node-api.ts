@@ -1,9 +1,11 @@
 // The node's answers to rpc/: committed state from exchange/, history from the store.
 import { SPOT_DEPLOY_FEE, TOKEN_DECIMALS, USD_DECIMALS, indexerViews, maxBuilderFee, referral, views, withdrawalView, type Exchange, type FillRecord } from '../exchange/index.ts';
 import { formatScaled, parseScaled } from '../primitives/index.ts';
-import type { ExchangeRequest, HistoryReader, MarketRules, NodeApi, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
+import type { BlockSummary, BlockTxSummary, ExchangeRequest, HistoryReader, MarketRules, NodeApi, SignedVerdict, SubmitOutcome } from '../rpc/index.ts';
+import { headerHash, txHash } from '../consensus/index.ts';
 import type { Chain } from './chain.ts';
-import type { ChainStore } from './storage.ts';
+import type { ChainStore, StoredBlock } from './storage.ts';
+import { decodeRequest, isEvmTx } from './tx-codec.ts';
 import { CANDLE_INTERVALS, type CandleBook } from './candles.ts';
 import { portfolioView } from './portfolio.ts';
 
@@ -34,6 +36,28 @@ function dailyVolume(fills: readonly FillRecord[]): { date: string; userCross: s
   return [...days.entries()]
     .sort(([a], [b]) => (a < b ? 1 : -1))
     .map(([date, d]) => ({ date, userCross: formatScaled(d.cross, d.scale), userAdd: formatScaled(d.add, d.scale) }));
+}
+
+/** A stored block as `/v1/blocks` shows it: header fields and what each transaction is. */
+function blockSummary(b: StoredBlock): BlockSummary {
+  const txs = b.txs.map((text, i): BlockTxSummary => {
+    const bytes = Buffer.from(text, 'base64');
+    const hash = txHash(bytes);
+    if (isEvmTx(bytes)) return { hash, kind: 'evm', type: 'evm', signer: null, vaultAddress: null };
+    let parsed: Record<string, unknown> | null = null;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      // malformed: shown as an action of unknown type
+    }
+    const system = parsed?.system as { type?: unknown } | undefined;
+    if (system !== undefined) return { hash, kind: 'system', type: String(system.type ?? 'system'), signer: null, vaultAddress: null };
+    const req = decodeRequest(bytes);
+    const type = (req?.action as { type?: unknown } | undefined)?.type;
+    const signer = b.signers[i];
+    return { hash, kind: 'action', type: typeof type === 'string' ? type : 'unknown', signer: signer === undefined || signer === '' ? null : signer, vaultAddress: req?.vaultAddress ?? null };
+  });
+  return { height: b.header.height, time: b.header.time, hash: headerHash(b.header), proposer: b.header.proposer, txs };
 }
 
 export function makeNodeApi(deps: {
@@ -156,6 +180,14 @@ export function makeNodeApi(deps: {
         watched: (deps.bridgeStatus?.() ?? []).map(({ chainId, up, scanned, error }) => ({ chainId, up, scanned, error })),
         totals: { deposited: usd(state.bridge.deposited), paidOut: usd(state.bridge.paidOut), refunded: usd(state.bridge.refunded) },
       };
+    },
+    async blocks(from, count) {
+      const out: BlockSummary[] = [];
+      for (let h = from; h >= 1 && out.length < count; h--) {
+        const b = await store.block(h);
+        if (b !== undefined) out.push(blockSummary(b));
+      }
+      return out;
     },
     head() {
       const h = chain.storedHead;

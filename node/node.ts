@@ -36,6 +36,7 @@ import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './
 import { DATA_LOCK_FILE, DataDirLockedError, DataLock } from './data-lock.ts';
 import { MetricsServer, NodeMetrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
+import { explorerAssets } from '../explorer/index.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -97,6 +98,8 @@ export interface NodeConfig {
   readonly metricsHost: string;
   /** Leveled logs: failures go to its error(); absent, every line goes to `log`. */
   readonly logger?: Logger;
+  /** Serve the explorer page at `/` on the REST port (built on its first request). */
+  readonly explorer: boolean;
 }
 
 /** A bridge chain of this node; `devDeploy` (local networks only): deploy the bridge there, once. */
@@ -131,6 +134,7 @@ export const DEFAULT_NODE_CONFIG = {
   tls: null as NodeConfig['tls'],
   metricsPort: null as number | null,
   metricsHost: '127.0.0.1',
+  explorer: true,
 } satisfies Partial<NodeConfig>;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -591,7 +595,10 @@ export class SvcNode {
     // With TLS the servers listen on loopback ports behind TLS 1.3 terminators (rpc/tls-proxy.ts).
     const tls = config.tls;
     const bind = (port: number) => (tls === null ? { host: config.host, port } : { host: '127.0.0.1', port: 0, behindProxy: true });
-    const rest = new RestServer(api, { ...bind(config.restPort), maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now, ...(metrics !== null ? { metrics } : {}) });
+    let wsPort: number | null = null;
+    let rpcPort: number | null = null;
+    const staticAssets = config.explorer ? explorerAssets(() => ({ wsPort, rpcPort })) : null;
+    const rest = new RestServer(api, { ...bind(config.restPort), maxBodyBytes: config.maxBodyBytes, log: config.log, limits, apiKeys, now: config.now, staticAssets, ...(metrics !== null ? { metrics } : {}) });
     let restPort: number;
     try {
       restPort = await rest.listen();
@@ -600,7 +607,6 @@ export class SvcNode {
       throw new NodeStartError((err as Error).message);
     }
     let ws: WsServer | null = null;
-    let wsPort: number | null = null;
     if (config.wsPort !== null) {
       ws = new WsServer(api, bus, { ...bind(config.wsPort), log: config.log, maxBackpressure: config.wsMaxBackpressure, limits, publicIntervalMs: config.wsPublicIntervalMs });
       try {
@@ -612,7 +618,6 @@ export class SvcNode {
       }
     }
     let eth: EthServer | null = null;
-    let rpcPort: number | null = null;
     if (config.rpcPort !== null) {
       eth = new EthServer({
         chain: evm,

@@ -132,6 +132,7 @@ export interface RecoverableSignature {
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+  ecdsaSign(msg32: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
 function loadNative(): NativeSecp256k1 | null {
@@ -225,4 +226,30 @@ export function recoverPublicKey(digest: Uint8Array, sig: RecoverableSignature):
 /** Address of an uncompressed (65-byte, 0x04-prefixed) public key. */
 export function publicKeyToAddress(uncompressed: Uint8Array): Address {
   return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
+}
+
+/**
+ * Signs a 32-byte digest with a secp256k1 private key: RFC 6979 deterministic, low s (the form
+ * `recoverAddress` accepts), `v` 27 or 28 as eth_signTypedData_v4 returns it. Natively when the
+ * native module loads (libsecp256k1 signs with the same RFC 6979 nonce: the same signature).
+ */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): { r: string; s: string; v: number } {
+  if (digest.length !== 32) throw new RangeError('digest must be 32 bytes');
+  if (native !== null) {
+    const { signature, recid } = native.ecdsaSign(digest, privateKey);
+    return { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32, 64)), v: 27 + recid };
+  }
+  return signDigestNoble(digest, privateKey);
+}
+
+/** Pure JS signing (the reference). */
+export function signDigestNoble(digest: Uint8Array, privateKey: Uint8Array): { r: string; s: string; v: number } {
+  const sig = secp256k1.sign(digest, privateKey, { prehash: false, lowS: true, format: 'recovered' });
+  // format 'recovered': recovery byte, then r (32 bytes) and s (32 bytes).
+  return { r: bytesToHex(sig.subarray(1, 33)), s: bytesToHex(sig.subarray(33, 65)), v: 27 + (sig[0] as number) };
+}
+
+/** The address of a secp256k1 private key. */
+export function privateKeyToAddress(privateKey: Uint8Array): Address {
+  return publicKeyToAddress(secp256k1.getPublicKey(privateKey, false));
 }

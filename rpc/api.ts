@@ -114,6 +114,11 @@ export interface NodeApi {
   /** Fills with start <= time < end, oldest first, at most 2000, among the 10000 most recent. */
   userFillsByTime(user: Address, start: number, end: number): Promise<FillRecord[]>;
   orderStatus(user: Address, oid: number): Promise<OrderStatusAnswer | null>;
+  /**
+   * Up to `count` committed blocks at or below `from`, newest first, with their transactions
+   * summarized (`/v1/blocks`, the explorer page).
+   */
+  blocks(from: number, count: number): Promise<BlockSummary[]>;
   /** Committed head for `/v1/height` and `/v1/health`. */
   head(): { height: number; time: number; hash: string };
   /** True while the node produces or follows blocks. */
@@ -122,6 +127,25 @@ export interface NodeApi {
   withdrawals(user: Address): WithdrawalView[];
   /** The bridge: registered chains, and this node's view of each chain it watches. */
   bridge(): BridgeInfo;
+}
+
+export interface BlockTxSummary {
+  readonly hash: string;
+  /** An exchange action, a validator's system transaction, or an EVM transaction. */
+  readonly kind: 'action' | 'system' | 'evm';
+  /** The action's `type` (order, cancel, …), the system transaction's (oracle, bridge), or `evm`. */
+  readonly type: string;
+  /** The recovered signer of an action (an agent signs for its vault); null otherwise. */
+  readonly signer: string | null;
+  readonly vaultAddress: string | null;
+}
+
+export interface BlockSummary {
+  readonly height: number;
+  readonly time: number;
+  readonly hash: string;
+  readonly proposer: string;
+  readonly txs: readonly BlockTxSummary[];
 }
 
 export interface BookLevel {

@@ -1,6 +1,6 @@
 // rpc/: the API servers. It declares what it needs from the node (api.ts); node/ supplies it.
-export type { NodeApi, ExchangeRequest, SubmitOutcome, SignedVerdict, MarketRules, OrderStatusAnswer } from './api.ts';
-export { RestServer, type RestServerOptions } from './rest-server.ts';
+export type { NodeApi, ExchangeRequest, SubmitOutcome, SignedVerdict, MarketRules, OrderStatusAnswer, BlockSummary, BlockTxSummary } from './api.ts';
+export { RestServer, type RestServerOptions, type StaticAssets } from './rest-server.ts';
 export type { RouteMetrics, RouteObserver } from './route-metrics.ts';
 export { TlsFront, proxyV2Header, clientIp, type TlsFrontOptions } from './tls-proxy.ts';
 export { HttpError, httpErrorOf, STATUS_LINE, type ErrorKey } from './http-errors.ts';

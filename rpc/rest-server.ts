@@ -15,6 +15,7 @@ import { perpOrderbook, perpetualMarkets } from './v1/markets.ts';
 import { CANCEL_TYPES, ORDER_TYPES, restrictedExchange } from './v1/orders.ts';
 import { subaccount } from './v1/subaccount.ts';
 import { recentTrades } from './v1/trades.ts';
+import { oneBlock, recentBlocks } from './v1/blocks.ts';
 import { HISTORY_ROUTES } from './history.ts';
 import { STATS_ROUTES } from './stats.ts';
 import type { HistoryReader } from './history-api.ts';
@@ -42,10 +43,20 @@ export interface RestServerOptions {
   readonly behindProxy?: boolean;
   /** Request counts and latencies by route (node/metrics.ts); absent: none kept. */
   readonly metrics?: RouteMetrics;
+  /** The explorer page's files (`/` and `/explorer/*`), supplied by node/; absent or null: none served. */
+  readonly staticAssets?: StaticAssets | null;
 }
 
-/** `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable request). */
-type Reply = { status: string; body: unknown; headers?: Record<string, string>; text?: string };
+/** Files served as they are: declared here, built by explorer/ and wired by node/. */
+export interface StaticAssets {
+  get(path: string): Promise<{ readonly type: string; readonly body: Uint8Array } | null>;
+}
+
+/**
+ * `text`: a plain-text body instead of `body` as JSON (Hyperliquid's 422 for an undecodable
+ * request); `file`: bytes of the given content type (the explorer page).
+ */
+type Reply = { status: string; body: unknown; headers?: Record<string, string>; text?: string; file?: { type: string; body: Uint8Array } };
 /** A request as routes see it: body, path, path parameters, query, client address, HMAC headers. */
 interface Request {
   readonly ip: string;
@@ -156,6 +167,8 @@ export class RestServer {
     this.get('/v1/trades/perpetualMarket/:ticker', v1(async (r) => ({ status: OK, body: await recentTrades(api, this.history(), r.params[0] ?? '', r.query) })));
     this.get('/v1/spot/markets', v1(() => ({ status: OK, body: { markets: api.spotMarkets() } })));
     this.get('/v1/spot/orderbook/:pair', v1((r) => ({ status: OK, body: spotOrderbook(api, r.params[0] ?? '', r.query) })));
+    this.get('/v1/blocks', v1(async (r) => ({ status: OK, body: await recentBlocks(api, r.query) })));
+    this.get('/v1/blocks/:height', v1(async (r) => ({ status: OK, body: await oneBlock(api, r.params[0] ?? '') })));
     this.get('/v1/health', v1(() => this.health()));
     this.get('/v1/height', v1(() => {
       const h = api.head();
@@ -182,6 +195,16 @@ export class RestServer {
         limits.historical(r);
         return { status: OK, body: await route(api, this.history(), r.query) };
       });
+    }
+    const assets = opts.staticAssets ?? null;
+    if (assets !== null) {
+      const page: Route = async (r) => {
+        const file = await assets.get(r.url);
+        if (file === null) throw new HttpError('not_found', `Unknown endpoint: GET ${r.url}`);
+        return { status: OK, body: null, file, headers: { 'Cache-Control': 'no-cache' } };
+      };
+      this.get('/', page);
+      this.get('/explorer/*', page);
     }
     this.app.options('/*', (res) => {
       res.cork(() => {
@@ -305,10 +328,11 @@ export class RestServer {
 
   private send(res: uWS.HttpResponse, reply: Reply): void {
     const t0 = performance.now();
-    const json = reply.text ?? JSON.stringify(reply.body);
+    const json = reply.file?.body ?? reply.text ?? JSON.stringify(reply.body);
+    const type = reply.file?.type ?? (reply.text === undefined ? 'application/json' : 'text/plain; charset=utf-8');
     res.cork(() => {
       res.writeStatus(reply.status);
-      res.writeHeader('Content-Type', reply.text === undefined ? 'application/json' : 'text/plain; charset=utf-8');
+      res.writeHeader('Content-Type', type);
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
       this.corsHeaders(res);
       res.end(json);

@@ -124,3 +124,19 @@ t.test('canonicalize reuses key orders only for the same key set', async (t) => 
   );
   t.pass(`fast-check seed ${seed}, 300 lists`);
 });
+
+t.test('native and pure JS signing give the same signature as ethers', async (t) => {
+  const { signDigest, signDigestNoble, privateKeyToAddress } = await import('../../primitives/index.ts');
+  const sep = domainSeparator(DOMAIN);
+  for (let i = 0; i < 20; i++) {
+    const wallet = Wallet.createRandom();
+    const key = hexToBytes(wallet.privateKey);
+    t.equal(privateKeyToAddress(key), wallet.address.toLowerCase());
+    const connectionId = hexlify(randomBytes(32));
+    const sig = Signature.from(await wallet.signTypedData(DOMAIN, AGENT_TYPES, { source: 'b', connectionId }));
+    const digest = agentDigest(sep, 'b', hexToBytes(connectionId));
+    const expected = { r: sig.r, s: sig.s, v: sig.v };
+    t.same(signDigest(digest, key), expected);
+    t.same(signDigestNoble(digest, key), expected);
+  }
+});

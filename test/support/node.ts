@@ -7,6 +7,7 @@ import { DEV_ACCOUNTS, devnetGenesis } from '../../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, SvcNode, type NodeConfig } from '../../node/index.ts';
 import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { signRequest, type SignOptions } from './signing.ts';
+import { NO_RETRY, SvcClient, type SvcClientOptions } from '../../client/index.ts';
 
 export const wallets = DEV_ACCOUNTS.map((a) => new Wallet(a.privateKey));
 
@@ -38,7 +39,10 @@ export async function startNode(t: { teardown(fn: () => unknown): void }, overri
     await node.stop();
     if (overrides.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   });
-  return { node, dataDir, client: new Client(node.restUrl) };
+  /** The typed client for a key on this node (no retries: tests see the first answer), sharing this process's nonces. */
+  const svc = (privateKey?: string, opts: SvcClientOptions = {}) =>
+    new SvcClient({ url: node.restUrl, wsUrl: node.wsUrl ?? undefined, privateKey, nonces: { next: nextNonce }, retry: NO_RETRY, ...opts });
+  return { node, dataDir, client: new Client(node.restUrl), svc };
 }
 
 /** Nonces unique within the test process: now-ms, strictly increasing. */
