@@ -239,6 +239,8 @@ const V1_ROUTES: readonly ((c: Chooser, user: string) => { method: 'GET' | 'POST
   (c) => ({ method: 'GET', path: `/v1/spot/orderbook/${c.pick(['PURR-USDC', 'PURR/USDC', 'NOPE'])}` }),
   () => ({ method: 'GET', path: '/v1/health' }),
   () => ({ method: 'GET', path: '/v1/height' }),
+  () => ({ method: 'GET', path: '/v1/blocks' }),
+  (c) => ({ method: 'GET', path: `/v1/blocks/${c.pick(['1', '0', '-1', '99999999', 'x'])}` }),
   (c, u) => ({ method: 'GET', path: `/v1/api-keys/${u}` }),
   (c) => ({ method: 'POST', path: `/v1/api-keys/${c.string()}/revoke` }),
   () => ({ method: 'POST', path: '/v1/orders' }),
@@ -410,8 +412,11 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
   const tally = (key: string) => (report.byStatus[key] = (report.byStatus[key] ?? 0) + 1);
   const surfaces = SURFACES.filter((s) => (s !== 'rpc' || node.rpcUrl !== null) && ((s !== 'ws' && s !== 'hlWs') || node.wsUrl !== null));
 
-  /** Checks an HTTP answer; returns the parsed body of a 2xx JSON answer. */
-  const checkHttp = (surface: Surface, input: string, a: Awaited<ReturnType<typeof http>>, dialect = false): unknown => {
+  /**
+   * Checks an HTTP answer; returns the parsed body of a 2xx JSON answer. `page`: a mutated path
+   * that left the API (the explorer page's files answer there, not in JSON).
+   */
+  const checkHttp = (surface: Surface, input: string, a: Awaited<ReturnType<typeof http>>, dialect = false, page = false): unknown => {
     if ('hang' in a) return void find(surface, input, `no answer within ${REQUEST_TIMEOUT_MS} ms`);
     if ('reset' in a) return void find(surface, input, `connection failed: ${a.reset}`);
     tally(String(a.status));
@@ -425,6 +430,7 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
     try {
       return JSON.parse(a.text);
     } catch {
+      if (page) return undefined;
       return void find(surface, input, `status ${a.status} with a body that is not JSON: ${a.text.slice(0, 120)}`);
     }
   };
@@ -493,7 +499,7 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
           let path = route.path;
           if (c.chance(0.4)) path = mutateBytes(c, path).toString('latin1').replace(/[^\x21-\x7e]/g, '%').replace(/^[^/]/, '/');
           const body = route.method === 'POST' ? mutated({ action: { type: 'order', orders: [] }, nonce: now, signature: { r: '0x1', s: '0x1', v: 27 }, address: user, name: 'k' }) : undefined;
-          checkHttp(surface, `${route.method} ${path} ${body?.toString() ?? ''}`, await http(`${node.restUrl}${path}`, route.method, body));
+          checkHttp(surface, `${route.method} ${path} ${body?.toString() ?? ''}`, await http(`${node.restUrl}${path}`, route.method, body), false, !path.startsWith('/v1/'));
           break;
         }
         case 'v4':
@@ -503,7 +509,7 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
           if (c.chance(0.5)) q[c.pick(Object.keys(q).length > 0 ? Object.keys(q) : ['coin'])] = c.chance(0.5) ? c.string() : JSON.stringify(c.value());
           let path = `/${surface}/${c.chance(0.95) ? c.pick(names) : c.string()}?${new URLSearchParams(q).toString()}`;
           if (c.chance(0.2)) path = mutateBytes(c, path).toString('latin1').replace(/[^\x21-\x7e]/g, '%').replace(/^[^/]/, '/');
-          checkHttp(surface, `GET ${path}`, await http(`${node.restUrl}${path}`, 'GET'));
+          checkHttp(surface, `GET ${path}`, await http(`${node.restUrl}${path}`, 'GET'), false, !path.startsWith(`/${surface}/`));
           break;
         }
         case 'rpc': {
