@@ -15,3 +15,4 @@ export {
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
 export { nextAppHash } from './chain.ts';
+export { encodeDevnetTx, decodeDevnetTx, acceptDevnetTx } from './devnet-tx.ts';

@@ -3,7 +3,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
-import { CallSession, type CallRequest, type EvmChain, type StateOverrides, type StoredEvmBlock } from '../../evm/index.ts';
+import { CallSession, type CallRequest, type DevnetOp, type EvmChain, type StateOverrides, type StoredEvmBlock } from '../../evm/index.ts';
 import {
   EXECUTION_REVERTED, INVALID_PARAMS, LIMIT_EXCEEDED, RpcError, SERVER_ERROR, invalidParams, revertMessage,
 } from './errors.ts';
@@ -21,6 +21,16 @@ export interface EthBackend {
   /** Next nonce counting admitted transactions, when the sender has any waiting. */
   pendingNonce(address: string): bigint | undefined;
   pendingTx(hash: string): { tx: TypedTransaction; sender: string } | undefined;
+  /** Told of each transaction admitted to the pool (pending-transaction filters and subscriptions). */
+  onPendingTx?(listener: (hash: string) => void): () => void;
+  /** The devnet's methods (rpc/eth/devnet.ts); absent on a network's node, where they do not exist. */
+  readonly devnet?: DevnetBackend;
+}
+
+/** What the devnet methods need from the node. */
+export interface DevnetBackend {
+  /** Carries `op` in a block as a devnet system transaction; resolves once that block is committed. */
+  submit(op: DevnetOp): Promise<void>;
 }
 
 export type Handler = (params: unknown[], ctx: MethodContext) => Promise<unknown> | unknown;
@@ -28,6 +38,8 @@ export type Handler = (params: unknown[], ctx: MethodContext) => Promise<unknown
 export interface MethodContext {
   readonly backend: EthBackend;
   readonly filters: FilterRegistry;
+  /** Senders eth_sendTransaction may send for (anvil_impersonateAccount): node-local, devnet only. */
+  readonly impersonated: Set<string>;
 }
 
 /** Blocks eth_getLogs scans at most in one request. */
@@ -44,7 +56,7 @@ async function resolve(chain: EvmChain, ref: BlockRef): Promise<Found | undefine
   return chain.blockAt(Number(n));
 }
 
-async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
+export async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
   const found = await resolve(chain, ref);
   if (found === undefined) throw new RpcError(SERVER_ERROR, 'header not found');
   return found;
@@ -62,7 +74,7 @@ async function stateFor(chain: EvmChain, ref: unknown) {
   return found.block === chain.head ? chain.headState() : chain.stateAt(found.block.header.stateRoot);
 }
 
-function callRequest(v: unknown): CallRequest {
+export function callRequest(v: unknown): CallRequest {
   if (typeof v !== 'object' || v === null) throw invalidParams('invalid argument 0: transaction object expected');
   const o = v as Record<string, unknown>;
   const opt = <T>(key: string, f: (x: unknown, w: string) => T): T | undefined => (o[key] === undefined || o[key] === null ? undefined : f(o[key], key));
@@ -137,7 +149,7 @@ async function ethCall(params: unknown[], ctx: MethodContext): Promise<string> {
 }
 
 /** geth's estimate: the least gas with which the call succeeds, by binary search under the cap. */
-async function estimateGas(params: unknown[], ctx: MethodContext): Promise<string> {
+export async function estimateGas(params: unknown[], ctx: MethodContext): Promise<string> {
   const { req, s } = await session(ctx, params);
   const cap = req.gas !== undefined && req.gas < s.gasCap ? req.gas : s.gasCap;
   const attempt = async (gas: bigint) => {
@@ -413,6 +425,7 @@ export const METHODS: Record<string, Handler> = {
   eth_getBlockReceipts: blockReceipts,
   eth_newFilter: (p, ctx) => (arity(p, 1, 1), ctx.filters.newLogFilter(parseLogFilter(p[0], BigInt(ctx.backend.chain.height), true))),
   eth_newBlockFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newBlockFilter()),
+  eth_newPendingTransactionFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newPendingTransactionFilter()),
   eth_getFilterChanges: (p, ctx) => (arity(p, 1, 1), ctx.filters.changes(quantityId(p[0]))),
   eth_getFilterLogs: (p, ctx) => {
     arity(p, 1, 1);
