@@ -9,6 +9,7 @@ import { bigIntToBytes, createAddressFromString, createZeroAddress, hexToBytes, 
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EvmChain } from './chain.ts';
+import type { Tracer } from './trace.ts';
 
 export interface CallRequest {
   readonly from?: string;
@@ -58,17 +59,22 @@ export class CallSession {
     return limit < MAX_TX_GAS ? limit : MAX_TX_GAS;
   }
 
-  /** Runs the request with `gas`, leaving the session's state as it was. */
-  async run(req: CallRequest, gas: bigint): Promise<RunTxResult> {
+  /** Runs the request with `gas`, leaving the session's state as it was; `tracer` listens to it. */
+  async run(req: CallRequest, gas: bigint, tracer?: Tracer): Promise<RunTxResult> {
     const tx = this.tx(req, gas);
     const sm = this.vm.stateManager;
     await sm.checkpoint();
+    tracer?.attach(this.vm.evm);
     try {
-      return await runTx(this.vm, { tx, block: this.block, skipNonce: true, skipBalance: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+      return await runTx(this.vm, { tx, block: this.block, skipNonce: true, skipBalance: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true, ...(this.accessList ? { reportAccessList: true } : {}) });
     } finally {
+      tracer?.detach(this.vm.evm);
       await sm.revert();
     }
   }
+
+  /** Whether runs report the accounts and slots they touched (eth_createAccessList). */
+  accessList = false;
 
   private tx(req: CallRequest, gas: bigint): TypedTransaction {
     const from = req.from === undefined ? createZeroAddress() : createAddressFromString(req.from);

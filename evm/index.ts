@@ -13,3 +13,5 @@ export { signingHash } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';
 export { impersonatedTxBytes, type DevnetOp, type EvmClock, type ImpersonatedFields } from './devnet.ts';
+export { makeTracer, MAX_STRUCT_LOGS, type TraceConfig, type Tracer } from './trace.ts';
+export { traceStoredBlock, type TxTrace } from './trace-run.ts';

@@ -119,7 +119,8 @@ function failure(result: { execResult: { exceptionError?: { error: string }; ret
   return new RpcError(SERVER_ERROR, err.error);
 }
 
-function runError(err: unknown): RpcError {
+/** The RpcError a run that threw answers (geth's words). */
+export function runError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   const msg = (err as Error).message ?? String(err);
   if (/sender doesn't have enough funds|insufficient/i.test(msg)) return new RpcError(SERVER_ERROR, 'insufficient funds for gas * price + value');
@@ -127,7 +128,7 @@ function runError(err: unknown): RpcError {
   return new RpcError(SERVER_ERROR, msg.split(' (block')[0] as string);
 }
 
-async function session(ctx: MethodContext, params: unknown[]): Promise<{ req: CallRequest; s: CallSession }> {
+export async function callSession(ctx: MethodContext, params: unknown[]): Promise<{ req: CallRequest; s: CallSession }> {
   arity(params, 1, 3);
   const req = callRequest(params[0]);
   const at = await mustResolve(ctx.backend.chain, blockRef(params[1], 'block'));
@@ -136,7 +137,7 @@ async function session(ctx: MethodContext, params: unknown[]): Promise<{ req: Ca
 }
 
 async function ethCall(params: unknown[], ctx: MethodContext): Promise<string> {
-  const { req, s } = await session(ctx, params);
+  const { req, s } = await callSession(ctx, params);
   let result;
   try {
     result = await s.run(req, req.gas ?? s.gasCap);
@@ -150,7 +151,7 @@ async function ethCall(params: unknown[], ctx: MethodContext): Promise<string> {
 
 /** geth's estimate: the least gas with which the call succeeds, by binary search under the cap. */
 export async function estimateGas(params: unknown[], ctx: MethodContext): Promise<string> {
-  const { req, s } = await session(ctx, params);
+  const { req, s } = await callSession(ctx, params);
   const cap = req.gas !== undefined && req.gas < s.gasCap ? req.gas : s.gasCap;
   const attempt = async (gas: bigint) => {
     try {
