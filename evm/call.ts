@@ -20,6 +20,8 @@ export interface CallRequest {
   readonly maxPriorityFeePerGas?: bigint;
   readonly value?: bigint;
   readonly data?: string;
+  /** EIP-2930 access list (makes the run a type-1 or type-2 transaction). */
+  readonly accessList?: readonly { readonly address: string; readonly storageKeys: readonly string[] }[];
 }
 
 export interface AccountOverride {
@@ -40,8 +42,9 @@ export const MAX_TX_GAS = 16_777_216n;
 export class CallSession {
   private constructor(
     private readonly chain: EvmChain,
-    private readonly vm: VM,
-    private readonly block: Block,
+    readonly vm: VM,
+    /** The block context runs see (eth_simulateV1 moves it from one simulated block to the next). */
+    public block: Block,
   ) {}
 
   /** A session over the state after `at`, in the context of that block. */
@@ -57,6 +60,17 @@ export class CallSession {
   get gasCap(): bigint {
     const limit = this.block.header.gasLimit;
     return limit < MAX_TX_GAS ? limit : MAX_TX_GAS;
+  }
+
+  /** Applies state overrides to the session's state (eth_simulateV1, per simulated block). */
+  applyOverrides(overrides: StateOverrides): Promise<void> {
+    return applyOverrides(this.vm, overrides);
+  }
+
+  /** Runs the request with `gas` and keeps its changes (eth_simulateV1's sequence of calls). */
+  async runKept(req: CallRequest, gas: bigint, validate: boolean): Promise<RunTxResult> {
+    const tx = this.tx(req, gas);
+    return runTx(this.vm, { tx, block: this.block, skipNonce: !validate, skipBalance: !validate, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
   }
 
   /** Runs the request with `gas`, leaving the session's state as it was; `tracer` listens to it. */
@@ -86,8 +100,9 @@ export class CallSession {
     };
     const fee = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
       ? { type: 2, maxFeePerGas: req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n }
-      : { type: 0, gasPrice: req.gasPrice ?? 0n };
-    const tx = createTx({ ...base, ...fee }, { common: this.chain.txCommon, freeze: false });
+      : { type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n };
+    const list = req.accessList === undefined ? {} : { accessList: req.accessList.map((e) => ({ address: e.address as `0x${string}`, storageKeys: e.storageKeys.map((k) => k as `0x${string}`) })) };
+    const tx = createTx({ ...base, ...fee, ...list }, { common: this.chain.txCommon, freeze: false });
     // Impersonation: the unsigned transaction is run as if `from` had signed it.
     tx.getSenderAddress = () => from;
     return tx;

@@ -6,6 +6,7 @@ import {
 import { METHODS, type Handler, type MethodContext } from './methods.ts';
 import { DEVNET_METHODS } from './devnet.ts';
 import { DEBUG_METHODS } from './debug.ts';
+import { SIMULATE_METHODS } from './simulate.ts';
 
 /** Requests in one batch at most (ethers batches up to 100). */
 export const MAX_BATCH = 1000;
@@ -36,6 +37,7 @@ async function one(req: unknown, ctx: MethodContext, extra: ExtraMethods, log: (
   const handler = extra[r.method]
     ?? (Object.hasOwn(METHODS, r.method) ? METHODS[r.method] : undefined)
     ?? (Object.hasOwn(DEBUG_METHODS, r.method) ? DEBUG_METHODS[r.method] : undefined)
+    ?? (Object.hasOwn(SIMULATE_METHODS, r.method) ? SIMULATE_METHODS[r.method] : undefined)
     ?? (ctx.backend.devnet !== undefined && Object.hasOwn(DEVNET_METHODS, r.method) ? DEVNET_METHODS[r.method] : undefined);
   let body: Record<string, unknown>;
   if (handler === undefined) {

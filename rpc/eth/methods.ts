@@ -10,6 +10,7 @@ import {
 import { blockJson, logsOf, receiptJson, txJson } from './format.ts';
 import { address, arity, blockRef, bool, data, hash, quantity, storageKey, type BlockRef } from './params.ts';
 import type { FilterRegistry, LogFilter } from './filters.ts';
+import { getMerkleStateProof } from '@ethereumjs/statemanager';
 import { keccak256 as keccak } from '../../primitives/index.ts';
 
 /** What the JSON-RPC server needs from the node; node/ supplies it. */
@@ -79,7 +80,9 @@ export function callRequest(v: unknown): CallRequest {
   const o = v as Record<string, unknown>;
   const opt = <T>(key: string, f: (x: unknown, w: string) => T): T | undefined => (o[key] === undefined || o[key] === null ? undefined : f(o[key], key));
   const input = opt('input', data) ?? opt('data', data);
+  const accessList = opt('accessList', accessListParam);
   return {
+    ...(accessList === undefined ? {} : { accessList }),
     from: opt('from', address),
     to: opt('to', address) ?? null,
     gas: opt('gas', quantity),
@@ -91,7 +94,56 @@ export function callRequest(v: unknown): CallRequest {
   };
 }
 
-function overridesOf(v: unknown): StateOverrides | undefined {
+function accessListParam(v: unknown): { address: string; storageKeys: string[] }[] {
+  if (!Array.isArray(v)) throw invalidParams('accessList must be an array');
+  return v.map((e: unknown) => {
+    const o = (typeof e === 'object' && e !== null ? e : {}) as { address?: unknown; storageKeys?: unknown };
+    if (!Array.isArray(o.storageKeys ?? [])) throw invalidParams('storageKeys must be an array');
+    return { address: address(o.address, 'accessList address'), storageKeys: ((o.storageKeys ?? []) as unknown[]).map((k) => `0x${storageKey(k).toString(16).padStart(64, '0')}`) };
+  });
+}
+
+/**
+ * geth's eth_createAccessList: run the call with the list found so far until the list it touches
+ * (apart from the sender, the recipient's own entry and the precompiles) stops changing.
+ */
+async function createAccessList(params: unknown[], ctx: MethodContext): Promise<unknown> {
+  const { req, s } = await callSession(ctx, params.slice(0, 2));
+  s.accessList = true;
+  let list = req.accessList ?? [];
+  for (let i = 0; ; i++) {
+    let r;
+    try {
+      r = await s.run({ ...req, accessList: list }, req.gas ?? s.gasCap);
+    } catch (err) {
+      throw runError(err);
+    }
+    const next = (r.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storageKeys: e.storageKeys.map((k) => k.toLowerCase()) }));
+    if (JSON.stringify(next) === JSON.stringify(list) || i === 10) {
+      const err = r.execResult.exceptionError;
+      return { accessList: next, gasUsed: bigIntToHex(r.totalGasSpent), ...(err === undefined ? {} : { error: err.error === 'revert' ? revertMessage(r.execResult.returnValue) : err.error }) };
+    }
+    list = next;
+  }
+}
+
+/** EIP-1186: the account and storage proofs against the state root of the block asked. */
+async function getProof(params: unknown[], ctx: MethodContext): Promise<unknown> {
+  arity(params, 2, 3);
+  const a = address(params[0], '0');
+  if (!Array.isArray(params[1])) throw invalidParams('invalid argument 1: storage keys must be an array');
+  const keys = params[1].map((k) => storageKey(k));
+  const found = await mustResolve(ctx.backend.chain, blockRef(params[2], '2'));
+  const sm = await ctx.backend.chain.stateAt(found.block.header.stateRoot);
+  const proof = await getMerkleStateProof(sm, createAddressFromString(a), keys.map((k) => setLengthLeft(bigIntToBytes(k), 32)));
+  return {
+    ...proof,
+    address: a,
+    storageProof: proof.storageProof.map((p, i) => ({ ...p, key: params[1] === undefined ? p.key : (params[1] as string[])[i] })),
+  };
+}
+
+export function overridesOf(v: unknown): StateOverrides | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'object') throw invalidParams('invalid argument 2: state override object expected');
   const out: Record<string, { balance?: bigint; nonce?: bigint; code?: string; state?: Record<string, string>; stateDiff?: Record<string, string> }> = {};
@@ -419,6 +471,8 @@ export const METHODS: Record<string, Handler> = {
   eth_blobBaseFee: () => '0x1',
   eth_feeHistory: feeHistory,
   eth_call: ethCall,
+  eth_createAccessList: createAccessList,
+  eth_getProof: getProof,
   eth_estimateGas: estimateGas,
   eth_sendRawTransaction: sendRaw,
   eth_getTransactionByHash: txByHash,
