@@ -3,6 +3,7 @@ import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmExec } from './evm-exec.ts';
+import { benchEvmTrace } from './evm-trace.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchHistoryIndexer } from './history-indexer.ts';
 import { benchHistoryStore } from './history-store.ts';
@@ -23,6 +24,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'consensus-node': benchConsensusNode,
   'evm-transfers': benchEvmTransfers,
   'evm-exec': benchEvmExec,
+  'evm-trace': benchEvmTrace,
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
 };
