@@ -71,7 +71,7 @@ export async function benchEvmTrace(): Promise<void> {
     const iface = new Interface(abi as never);
     const deployed = await (await w.sendTransaction({ data: bytecode })).wait();
     const to = deployed!.contractAddress as string;
-    for (const fn of ['store', 'spin']) {
+    for (const fn of (process.env.BENCH_TRACE_FNS ?? 'store,spin').split(',')) {
       const n = await sizeFor(p, to, iface, fn, 1_000_000n);
       const receipt = await (await w.sendTransaction({ to, data: iface.encodeFunctionData(fn, [n]), gasLimit: 1_000_000n })).wait();
       for (const [tracer, config] of [['struct logger', {}], ['callTracer', { tracer: 'callTracer' }]] as const) {
@@ -79,7 +79,7 @@ export async function benchEvmTrace(): Promise<void> {
         const cpu: number[] = [];
         let size = 0;
         let steps = 0;
-        for (let i = 0; i < 5; i++) {
+        for (let i = 0; i < Number(process.env.BENCH_TRACE_RUNS ?? 5); i++) {
           const r = await rpc(url, 'debug_traceTransaction', [receipt!.hash, config]);
           runs.push(r.ms);
           cpu.push(r.cpuMs);
@@ -88,7 +88,8 @@ export async function benchEvmTrace(): Promise<void> {
         }
         runs.sort((a, b) => a - b);
         cpu.sort((a, b) => a - b);
-        console.log(`${fn}(${n}): ${receipt!.gasUsed} gas, ${tracer}: median ${runs[2]!.toFixed(1)} ms (min ${runs[0]!.toFixed(1)}, max ${runs[4]!.toFixed(1)}), CPU median ${cpu[2]!.toFixed(1)} ms (min ${cpu[0]!.toFixed(1)}), ${(size / 1e6).toFixed(2)} MB${steps > 0 ? `, ${steps} steps` : ''}`);
+        const mid = Math.floor(runs.length / 2);
+        console.log(`${fn}(${n}): ${receipt!.gasUsed} gas, ${tracer}: median ${runs[mid]!.toFixed(1)} ms (min ${runs[0]!.toFixed(1)}, max ${runs[runs.length - 1]!.toFixed(1)}), CPU median ${cpu[mid]!.toFixed(1)} ms (min ${cpu[0]!.toFixed(1)}), ${(size / 1e6).toFixed(2)} MB${steps > 0 ? `, ${steps} steps` : ''}`);
       }
     }
     p.destroy();

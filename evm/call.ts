@@ -69,6 +69,11 @@ export class CallSession {
 
   /** Runs the request with `gas` and keeps its changes (eth_simulateV1's sequence of calls). */
   async runKept(req: CallRequest, gas: bigint, validate: boolean): Promise<RunTxResult> {
+    // Under an outer checkpoint never committed: kept changes stay in memory, never in the trie's database.
+    if (!this.holding) {
+      await this.vm.stateManager.checkpoint();
+      this.holding = true;
+    }
     const tx = this.tx(req, gas);
     return runTx(this.vm, { tx, block: this.block, skipNonce: !validate, skipBalance: !validate, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
   }
@@ -86,6 +91,8 @@ export class CallSession {
       await sm.revert();
     }
   }
+
+  private holding = false;
 
   /** Whether runs report the accounts and slots they touched (eth_createAccessList). */
   accessList = false;

@@ -21,6 +21,9 @@ export async function traceStoredBlock(chain: EvmChain, found: { block: Block; s
   const parent = n === 0 ? undefined : await chain.blockAt(n - 1);
   if (parent === undefined) return [];
   const vm = await chain.vmAt(parent.block.header.stateRoot);
+  // An outer checkpoint never committed: the transactions' commits stay in memory, and nothing
+  // reaches the trie's database (the copy shares it with the chain's state).
+  await vm.stateManager.checkpoint();
   const block = createBlock({ header: found.block.header.toJSON() }, { common: chain.common });
   const last = upTo ?? found.block.transactions.length - 1;
   const out: TxTrace[] = [];
