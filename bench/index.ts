@@ -5,6 +5,7 @@ import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
 import { benchEvmActions } from './evm-actions.ts';
 import { benchEvmExec } from './evm-exec.ts';
+import { benchEvmTrace } from './evm-trace.ts';
 import { benchEvmTransfers } from './evm-transfers.ts';
 import { benchFuzz } from './fuzz.ts';
 import { benchHistoryIndexer } from './history-indexer.ts';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'evm-transfers': benchEvmTransfers,
   'evm-exec': benchEvmExec,
   'evm-actions': benchEvmActions,
+  'evm-trace': benchEvmTrace,
   'history-indexer': benchHistoryIndexer,
   'history-store': benchHistoryStore,
   fuzz: benchFuzz,

@@ -9,6 +9,7 @@ import { bigIntToBytes, createAddressFromString, createZeroAddress, hexToBytes, 
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EvmChain } from './chain.ts';
+import type { Tracer } from './trace.ts';
 
 export interface CallRequest {
   readonly from?: string;
@@ -19,6 +20,8 @@ export interface CallRequest {
   readonly maxPriorityFeePerGas?: bigint;
   readonly value?: bigint;
   readonly data?: string;
+  /** EIP-2930 access list (makes the run a type-1 or type-2 transaction). */
+  readonly accessList?: readonly { readonly address: string; readonly storageKeys: readonly string[] }[];
 }
 
 export interface AccountOverride {
@@ -39,8 +42,9 @@ export const MAX_TX_GAS = 16_777_216n;
 export class CallSession {
   private constructor(
     private readonly chain: EvmChain,
-    private readonly vm: VM,
-    private readonly block: Block,
+    readonly vm: VM,
+    /** The block context runs see (eth_simulateV1 moves it from one simulated block to the next). */
+    public block: Block,
   ) {}
 
   /** A session over the state after `at`, in the context of that block. */
@@ -58,17 +62,40 @@ export class CallSession {
     return limit < MAX_TX_GAS ? limit : MAX_TX_GAS;
   }
 
-  /** Runs the request with `gas`, leaving the session's state as it was. */
-  async run(req: CallRequest, gas: bigint): Promise<RunTxResult> {
+  /** Applies state overrides to the session's state (eth_simulateV1, per simulated block). */
+  applyOverrides(overrides: StateOverrides): Promise<void> {
+    return applyOverrides(this.vm, overrides);
+  }
+
+  /** Runs the request with `gas` and keeps its changes (eth_simulateV1's sequence of calls). */
+  async runKept(req: CallRequest, gas: bigint, validate: boolean): Promise<RunTxResult> {
+    // Under an outer checkpoint never committed: kept changes stay in memory, never in the trie's database.
+    if (!this.holding) {
+      await this.vm.stateManager.checkpoint();
+      this.holding = true;
+    }
+    const tx = this.tx(req, gas);
+    return runTx(this.vm, { tx, block: this.block, skipNonce: !validate, skipBalance: !validate, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+  }
+
+  /** Runs the request with `gas`, leaving the session's state as it was; `tracer` listens to it. */
+  async run(req: CallRequest, gas: bigint, tracer?: Tracer): Promise<RunTxResult> {
     const tx = this.tx(req, gas);
     const sm = this.vm.stateManager;
     await sm.checkpoint();
+    tracer?.attach(this.vm.evm);
     try {
-      return await runTx(this.vm, { tx, block: this.block, skipNonce: true, skipBalance: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+      return await runTx(this.vm, { tx, block: this.block, skipNonce: true, skipBalance: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true, ...(this.accessList ? { reportAccessList: true } : {}) });
     } finally {
+      tracer?.detach(this.vm.evm);
       await sm.revert();
     }
   }
+
+  private holding = false;
+
+  /** Whether runs report the accounts and slots they touched (eth_createAccessList). */
+  accessList = false;
 
   private tx(req: CallRequest, gas: bigint): TypedTransaction {
     const from = req.from === undefined ? createZeroAddress() : createAddressFromString(req.from);
@@ -80,8 +107,9 @@ export class CallSession {
     };
     const fee = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
       ? { type: 2, maxFeePerGas: req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n }
-      : { type: 0, gasPrice: req.gasPrice ?? 0n };
-    const tx = createTx({ ...base, ...fee }, { common: this.chain.txCommon, freeze: false });
+      : { type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n };
+    const list = req.accessList === undefined ? {} : { accessList: req.accessList.map((e) => ({ address: e.address as `0x${string}`, storageKeys: e.storageKeys.map((k) => k as `0x${string}`) })) };
+    const tx = createTx({ ...base, ...fee, ...list }, { common: this.chain.txCommon, freeze: false });
     // Impersonation: the unsigned transaction is run as if `from` had signed it.
     tx.getSenderAddress = () => from;
     return tx;

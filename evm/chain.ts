@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common';
 import type { CustomPrecompile } from '@ethereumjs/evm';
 import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
   Account, Address, KECCAK256_RLP, bigIntToHex, createAddressFromString,
 } from '@ethereumjs/util';
@@ -22,6 +22,7 @@ import { CORE_WRITER, CORE_WRITER_CODE } from './core-writer.ts';
 import { decodeTransaction } from './tx-decode.ts';
 import { TRANSFER_GAS, applyTransfer, transferReceipt, transferRecipient, type AccountRecord } from './transfer.ts';
 import type { EvmStore, StoredEvmBlock, StoredReceipt } from './store.ts';
+import { NO_CLOCK_SHIFT, applyStateOp, blockTime, clockAfter, clockOf, clockRecord, type DevnetOp, type EvmClock } from './devnet.ts';
 
 export interface EvmGenesis {
   readonly chainId: number;
@@ -34,10 +35,17 @@ export interface EvmGenesis {
 }
 
 /** A transaction of a consensus block as the EVM receives it. */
-export interface EvmTxInput {
+export type EvmTxInput = EvmSignedInput | EvmDevnetInput;
+
+export interface EvmSignedInput {
   readonly bytes: Uint8Array;
   /** Sender public key (64 bytes, hex) recovered at admission, or null to recover here. */
   readonly publicKey: string | null;
+}
+
+/** A devnet system transaction's operation (evm/devnet.ts), at its place among the block's transactions. */
+export interface EvmDevnetInput {
+  readonly devnet: DevnetOp;
 }
 
 export interface EvmTxOutcome {
@@ -105,6 +113,8 @@ export class EvmChain {
   private readonly decoded = new WeakMap<Uint8Array, { tx: TypedTransaction; sender: string }>();
   private fastTransfers = true;
   private precompilesAt: ((height: number) => CustomPrecompile[]) | null = null;
+  /** The devnet's shift of the EVM block clock after the head (evm/devnet.ts); none elsewhere. */
+  private clock: EvmClock = NO_CLOCK_SHIFT;
   /** The head state's accounts the fast transfer path has read or written. */
   private readonly committed = new AccountCache();
   /** Decodes transactions and blocks (see makeFastCommon). */
@@ -164,6 +174,11 @@ export class EvmChain {
     return Number(this.headBlock.header.number);
   }
 
+  /** The devnet's EVM clock shift after the head. */
+  get clockShift(): EvmClock {
+    return this.clock;
+  }
+
   get head(): Block {
     return this.headBlock;
   }
@@ -182,7 +197,7 @@ export class EvmChain {
     await this.state.commit();
     const stateRoot = await this.state.getStateRoot();
     const block = createBlock({
-      header: { ...this.headerBase(0, this.genesis.genesisTime, ZERO_32, this.genesis.minBaseFee), stateRoot },
+      header: { ...this.headerBase(0, evmTimestamp(this.genesis.genesisTime), ZERO_32, this.genesis.minBaseFee), stateRoot },
     }, { common: this.common });
     const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
     await this.store.writeBlock(0, stored, [], true);
@@ -226,6 +241,7 @@ export class EvmChain {
     const block = this.decode(stored);
     await this.state.setStateRoot(block.header.stateRoot);
     this.committed.clear();
+    this.clock = clockOf(stored.clock);
     this.adoptHead(block, stored);
     this.durableHeight = height;
   }
@@ -234,11 +250,11 @@ export class EvmChain {
     return createBlockFromRLP(hexToBytes(stored.rlp), { common: this.txCommon });
   }
 
-  private headerBase(height: number, timeMs: number, parentHash: Uint8Array, baseFee: bigint): HeaderData {
+  private headerBase(height: number, timestamp: bigint, parentHash: Uint8Array, baseFee: bigint): HeaderData {
     return {
       number: BigInt(height),
       parentHash,
-      timestamp: evmTimestamp(timeMs),
+      timestamp,
       gasLimit: this.genesis.gasLimit,
       baseFeePerGas: baseFee,
       coinbase: new Address(new Uint8Array(20)),
@@ -277,9 +293,11 @@ export class EvmChain {
    */
   async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean, releases: readonly EvmRelease[] = []): Promise<ExecutedEvmBlock> {
     if (height !== this.height + 1) throw new Error(`invariant: EVM block ${height} executed on head ${this.height}`);
-    const headerData = this.headerBase(height, timeMs, this.headBlock.hash(), this.nextBaseFee());
+    const time = blockTime(this.clock, evmTimestamp(timeMs), this.headBlock.header.timestamp);
+    let clock = time.clock;
+    const headerData = this.headerBase(height, time.timestamp, this.headBlock.hash(), this.nextBaseFee());
     // Most consensus blocks carry no EVM transaction: the state root stays, both tries are empty.
-    if (txs.length === 0 && releases.length === 0) return this.emptyBlock(height, headerData, sync);
+    if (txs.length === 0 && releases.length === 0) return this.emptyBlock(height, headerData, sync, clock);
     const baseFee = headerData.baseFeePerGas as bigint;
     const accounts = new BlockAccounts(this.state, this.committed);
     let template: Block | null = null;
@@ -287,8 +305,29 @@ export class EvmChain {
     const outcomes: EvmTxOutcome[] = [];
     let gasUsed = 0n;
     let fastTxs = 0;
-    for (const input of txs) {
+    for (let input of txs) {
       let hash = '';
+      let impersonated: string | null = null;
+      if ('devnet' in input) {
+        const op = input.devnet;
+        if (op.kind !== 'sendAs') {
+          if (op.kind.startsWith('set') && op.kind !== 'setNextTimestamp') {
+            await accounts.handOver();
+            await applyStateOp(this.state, op);
+          }
+          clock = clockAfter(clock, op);
+          continue;
+        }
+        impersonated = op.from;
+        input = { bytes: hexToBytes(op.raw), publicKey: null };
+        try {
+          // Unfrozen, so the VM can be told its sender (no key signed it).
+          this.decoded.set(input.bytes, { tx: createTxFromRLP(input.bytes, { common: this.txCommon, freeze: false }), sender: op.from });
+        } catch (err) {
+          outcomes.push({ hash: bytesToHex(keccak256(input.bytes)), error: (err as Error).message });
+          continue;
+        }
+      }
       try {
         const known = this.decoded.get(input.bytes);
         const tx = known?.tx ?? this.decodeTx(input.bytes);
@@ -297,7 +336,7 @@ export class EvmChain {
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
-        const sender = known?.sender ?? (input.publicKey !== null ? addressOfKey(input.publicKey) : tx.getSenderAddress().toString());
+        const sender = impersonated ?? known?.sender ?? (input.publicKey !== null ? addressOfKey(input.publicKey) : tx.getSenderAddress().toString());
         const fast = await this.tryTransfer(tx, sender, baseFee, accounts);
         if (fast !== null) {
           gasUsed += TRANSFER_GAS;
@@ -306,6 +345,7 @@ export class EvmChain {
         } else {
           // The VM reads the sender from the key recovered at admission instead of recovering it.
           if (input.publicKey !== null) tx.cache.senderPubKey = hexToBytes(input.publicKey);
+          if (impersonated !== null) impersonate(tx, impersonated);
           await accounts.handOver();
           template ??= createBlock({ header: headerData }, { common: this.common });
           const r = await runTx(this.vm, { tx, block: template, blockGasUsed: gasUsed });
@@ -342,9 +382,14 @@ export class EvmChain {
     const block = new Block(header, included.map((t) => t.tx), [], [], { common: this.txCommon });
     const receipts = included.map((t) => storedReceipt(t));
     const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
-    const stored: StoredEvmBlock = { rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts, ...(releases.length > 0 ? { released } : {}) };
+    const clockRec = clockRecord(clock);
+    const stored: StoredEvmBlock = {
+      rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts,
+      ...(releases.length > 0 ? { released } : {}), ...(clockRec === undefined ? {} : { clock: clockRec }),
+    };
     const written = this.queueWrite(height, stored, included.map((t) => t.hash), sync);
     accounts.publish();
+    this.clock = clock;
     this.adoptHead(block, stored);
     return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes, fastTxs, block, stored, released, written };
   }
@@ -365,14 +410,16 @@ export class EvmChain {
   }
 
   /** An EVM block without transactions: the block the general path builds for none, without the trie work. */
-  private async emptyBlock(height: number, headerData: HeaderData, sync: boolean): Promise<ExecutedEvmBlock> {
+  private async emptyBlock(height: number, headerData: HeaderData, sync: boolean, clock: EvmClock): Promise<ExecutedEvmBlock> {
     const stateRoot = this.headBlock.header.stateRoot;
     // As the non-empty path builds it: the header on the decoding Common (its parameters merged
     // once, not per header), the block without createBlock's copies.
     const header = createBlockHeader({ ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP }, { common: this.txCommon });
     const block = new Block(header, [], [], [], { common: this.txCommon });
-    const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
+    const clockRec = clockRecord(clock);
+    const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [], ...(clockRec === undefined ? {} : { clock: clockRec }) };
     const written = this.queueWrite(height, stored, [], sync);
+    this.clock = clock;
     this.adoptHead(block, stored);
     return { height, hash: stored.hash, stateRoot: bytesToHex(stateRoot), outcomes: [], fastTxs: 0, block, stored, released: [], written };
   }
@@ -495,6 +542,12 @@ function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if (!('maxPriorityFeePerGas' in tx)) return (tx as { gasPrice: bigint }).gasPrice;
   const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
   return baseFee + tip;
+}
+
+/** Runs `tx` as sent by `from` (an impersonated sender; its bytes carry a placeholder signature). */
+export function impersonate(tx: TypedTransaction, from: string): void {
+  const sender = createAddressFromString(from);
+  tx.getSenderAddress = () => sender;
 }
 
 /** The address of a 64-byte public key (hex). */

@@ -23,10 +23,25 @@ function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8
 }
 
 export function makeCommon(chainId: number): Common {
-  return createCustomCommon({ chainId, name: `svc-${chainId}` }, Mainnet, {
+  const common = createCustomCommon({ chainId, name: `svc-${chainId}` }, Mainnet, {
     hardfork: EVM_HARDFORK,
     customCrypto: { ecrecover: nativeEcrecover, keccak256 },
   });
+  fastEipLookup(common);
+  return common;
+}
+
+/**
+ * The interpreter asks `isActivatedEIP` several times per opcode, and ethereumjs answers with a
+ * linear search of the active EIPs (most of a traced or VM-heavy run's CPU). The hardfork is
+ * pinned and no EIP is set later, so the same answers come from a set made once. An own
+ * enumerable property, so copies of the Common keep it.
+ */
+function fastEipLookup(common: Common): void {
+  const active = (common as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache;
+  if (!Array.isArray(active)) return;
+  const set = new Set<number>(active as number[]);
+  Object.defineProperty(common, 'isActivatedEIP', { value: (eip: number) => set.has(eip), enumerable: true, writable: true });
 }
 
 /**

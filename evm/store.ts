@@ -30,6 +30,8 @@ export interface StoredEvmBlock {
   readonly receipts: StoredReceipt[];
   /** Whether each release of linked tokens succeeded (absent when the block made none). */
   readonly released?: boolean[];
+  /** The devnet's EVM clock shift after this block (evm/devnet.ts; absent: none). */
+  readonly clock?: { readonly offset: string; readonly next?: string };
 }
 
 const key = (n: number) => n.toString(16).padStart(16, '0');

@@ -17,6 +17,7 @@ import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../
 import { linkWork, settleLink } from './evm-link.ts';
 import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
+import { acceptDevnetTx, decodeDevnetTx } from './devnet-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -79,6 +80,8 @@ export interface ChainOptions {
    * every block and chosen at execution, and transactions leave the mempool when they commit.
    */
   readonly bft?: { readonly auth: AuthConfig; readonly recovery: SignerRecovery };
+  /** The single-validator devnet: its devnet system transactions (node/devnet-tx.ts) execute. */
+  readonly devnet?: boolean;
 }
 
 export class Chain implements BftApp {
@@ -188,7 +191,7 @@ export class Chain implements BftApp {
   private async recoverCandidates(block: Block, hashes: readonly string[], bft: NonNullable<ChainOptions['bft']>): Promise<SignerSpec[]> {
     return Promise.all(block.txs.map(async (bytes, i) => {
       // An EVM transaction's sender is recovered by the EVM itself when no key comes with it.
-      if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null) return '';
+      if (isEvmTx(bytes) || decodeSystemTx(bytes) !== null || decodeDevnetTx(bytes) !== null) return '';
       // Admitted here (sent to this node or gossiped to it): admission recovered candidates from these bytes.
       const recovered = this.mempool.pending(hashes[i] as string)?.recovered;
       if (recovered !== undefined) return { recovered, bytes };
@@ -223,6 +226,15 @@ export class Chain implements BftApp {
       if (system !== null) {
         chosen.push('');
         results.push({ hash: hashes[i] as string, result: this.executeSystem(system, events) });
+        return;
+      }
+      const devnet = decodeDevnetTx(bytes);
+      if (devnet !== null) {
+        // Applied in the EVM part, in block order with the EVM transactions.
+        chosen.push('');
+        const op = acceptDevnetTx(devnet, this.chainId, this.opts.devnet === true, this.exchange.state.validators());
+        if (typeof op !== 'string') evmTxs.push({ devnet: op });
+        results.push({ hash: hashes[i] as string, result: typeof op === 'string' ? { status: 'err', error: exchangeError('INVALID_ACTION', op) } : { status: 'ok', response: { type: 'default' } } });
         return;
       }
       // Admitted here: the request as admission parsed it, which the bytes encode (its action as

@@ -49,6 +49,8 @@ function feeCap(tx: TypedTransaction): bigint {
 export class EvmPool {
   private readonly senders = new Map<string, SenderQueue>();
   private readonly byHash = new Map<string, PoolTx>();
+  /** Told of each transaction's hash as it enters the mempool (pending-transaction filters). */
+  private readonly pendingListeners = new Set<(hash: string) => void>();
 
   constructor(
     private readonly evm: EvmChain,
@@ -154,6 +156,13 @@ export class EvmPool {
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
     void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
     this.onAdmitted(p.bytes);
+    for (const l of this.pendingListeners) l(p.hash);
+  }
+
+  /** Listens for transactions entering the mempool; returns the unsubscribe. */
+  onPending(listener: (hash: string) => void): () => void {
+    this.pendingListeners.add(listener);
+    return () => void this.pendingListeners.delete(listener);
   }
 
   /** The nonce after the sender's last admitted transaction (eth_getTransactionCount 'pending'). */

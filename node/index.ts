@@ -20,3 +20,4 @@ export { NodeMetrics, MetricsServer, SVC_VERSION, type NodeStatus, type MetricSo
 export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';
 export { EvmActionLog, decodeAction, runEvmActions, evmActionHash, ACTION_IDS, ACTION_VERSION, type ActionContext, type EvmActionRecord } from './evm-actions.ts';
 export { ExchangeViewWindow, VIEW_WINDOW, validatorAddress } from './exchange-view.ts';
+export { encodeDevnetTx, decodeDevnetTx, acceptDevnetTx } from './devnet-tx.ts';

@@ -30,6 +30,7 @@ import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signe
 import { DevnetPriceFeeder } from './price-feeder.ts';
 import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
 import { decodeRequest, isEvmTx } from './tx-codec.ts';
+import { devnetBackend } from './devnet-backend.ts';
 import { makeNodeApi } from './node-api.ts';
 import { ChainStore, type StoredHead } from './storage.ts';
 import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './indexer/index.ts';
@@ -429,8 +430,10 @@ export class SvcNode {
     cleanups.push(() => recovery.close()); // its worker threads would keep a failed start's process alive
     // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.
     const p2p = config.p2p;
+    // The devnet's anvil_* / evm_* methods: the single-validator engine, never on mainnet.
+    const devnetMethods = p2p === null && genesis.file.network !== 'mainnet';
     const chain = new Chain(store, exchange, from, mempool, bus, {
-      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, ...(p2p !== null ? { bft: { auth, recovery } } : {}),
+      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, ...(p2p !== null ? { bft: { auth, recovery } } : { devnet: devnetMethods }),
     }, candles, evm, (b) => {
       pool?.onBlock(b);
       bus.publishEvmBlock(b);
@@ -625,6 +628,8 @@ export class SvcNode {
         sendRawTransaction: (bytes) => (fatal !== null ? Promise.reject(new Error('node halted after a storage failure')) : evmPool.submit(bytes)),
         pendingNonce: (a) => evmPool.pendingNonce(a),
         pendingTx: (h) => evmPool.pendingTx(h),
+        onPendingTx: (l) => evmPool.onPending(l),
+        ...(devnetMethods ? { devnet: devnetBackend(genesis.file.chainId, key, mempool, () => engine.notifyTxs(), config.now, () => fatal !== null) } : {}),
       }, { onEvmBlock: (l) => bus.onEvmBlock((b) => l(b.block, b.stored)) }, {
         ...bind(config.rpcPort), maxBodyBytes: 5 << 20, log: config.log, maxBackpressure: config.wsMaxBackpressure, now: config.now,
       });

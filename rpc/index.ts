@@ -15,7 +15,7 @@ export {
 export { HMAC_WINDOW_SECONDS, HMAC_HEADERS, hmacMessage, hmacSign, hmacMatches, checkHmacTimestamp, type HmacHeaders } from './hmac.ts';
 export { authenticateApiKey, MAX_ACTIVE_KEYS_PER_ADDRESS, type ApiKeyStore, type ApiKeyRecord } from './api-keys.ts';
 export { EthServer, type EthServerOptions, type EvmBlockFeed } from './eth/server.ts';
-export type { EthBackend } from './eth/methods.ts';
+export type { EthBackend, DevnetBackend } from './eth/methods.ts';
 export { RpcError } from './eth/errors.ts';
 /** Names of every route and method, for tests that cover them all (the fuzzing campaign). */
 export { INFO_TYPES } from './info.ts';

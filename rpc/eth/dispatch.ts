@@ -4,6 +4,9 @@ import {
   INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, invalidParams,
 } from './errors.ts';
 import { METHODS, type Handler, type MethodContext } from './methods.ts';
+import { DEVNET_METHODS } from './devnet.ts';
+import { DEBUG_METHODS } from './debug.ts';
+import { SIMULATE_METHODS } from './simulate.ts';
 
 /** Requests in one batch at most (ethers batches up to 100). */
 export const MAX_BATCH = 1000;
@@ -31,7 +34,11 @@ async function one(req: unknown, ctx: MethodContext, extra: ExtraMethods, log: (
   if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (!notification && id === undefined)) {
     return errorBody(id ?? null, new RpcError(INVALID_REQUEST, 'invalid request'));
   }
-  const handler = extra[r.method] ?? (Object.hasOwn(METHODS, r.method) ? METHODS[r.method] : undefined);
+  const handler = extra[r.method]
+    ?? (Object.hasOwn(METHODS, r.method) ? METHODS[r.method] : undefined)
+    ?? (Object.hasOwn(DEBUG_METHODS, r.method) ? DEBUG_METHODS[r.method] : undefined)
+    ?? (Object.hasOwn(SIMULATE_METHODS, r.method) ? SIMULATE_METHODS[r.method] : undefined)
+    ?? (ctx.backend.devnet !== undefined && Object.hasOwn(DEVNET_METHODS, r.method) ? DEVNET_METHODS[r.method] : undefined);
   let body: Record<string, unknown>;
   if (handler === undefined) {
     body = errorBody(id ?? null, new RpcError(METHOD_NOT_FOUND, `the method ${r.method} does not exist/is not available`));

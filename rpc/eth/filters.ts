@@ -10,6 +10,7 @@ export type LogFilter =
 
 type Entry =
   | { kind: 'block'; changes: string[]; polled: number }
+  | { kind: 'pending'; changes: string[]; polled: number }
   | { kind: 'logs'; filter: LogFilter; changes: Record<string, unknown>[]; polled: number };
 
 export const FILTER_TTL_MS = 5 * 60_000;
@@ -20,6 +21,8 @@ const MAX_FILTERS = 10_000;
 export class FilterRegistry {
   private readonly filters = new Map<string, Entry>();
   private seq = 0;
+  /** Pending-transaction filters installed (admission tells each transaction only when there are some). */
+  private pendingFilters = 0;
 
   constructor(
     private readonly now: () => number,
@@ -43,11 +46,32 @@ export class FilterRegistry {
     return this.add({ kind: 'block', changes: [], polled: this.now() });
   }
 
+  newPendingTransactionFilter(): string {
+    const id = this.add({ kind: 'pending', changes: [], polled: this.now() });
+    this.pendingFilters += 1;
+    return id;
+  }
+
+  /** A transaction entered the pool: pending-transaction filters collect its hash. */
+  onPendingTx(hash: string): void {
+    if (this.pendingFilters === 0) return;
+    for (const e of this.filters.values()) {
+      if (e.kind !== 'pending') continue;
+      e.changes.push(hash);
+      if (e.changes.length > MAX_CHANGES) e.changes.splice(0, e.changes.length - MAX_CHANGES);
+    }
+  }
+
   newLogFilter(filter: LogFilter): string {
     return this.add({ kind: 'logs', filter, changes: [], polled: this.now() });
   }
 
   uninstall(id: string): boolean {
+    return this.remove(id);
+  }
+
+  private remove(id: string): boolean {
+    if (this.filters.get(id)?.kind === 'pending') this.pendingFilters -= 1;
     return this.filters.delete(id);
   }
 
@@ -72,6 +96,7 @@ export class FilterRegistry {
     this.expire();
     const n = block.header.number;
     for (const e of this.filters.values()) {
+      if (e.kind === 'pending') continue;
       if (e.kind === 'block') e.changes.push(stored.hash);
       else {
         const f = e.filter;
@@ -84,6 +109,6 @@ export class FilterRegistry {
 
   private expire(): void {
     const cutoff = this.now() - FILTER_TTL_MS;
-    for (const [id, e] of this.filters) if (e.polled < cutoff) this.filters.delete(id);
+    for (const [id, e] of this.filters) if (e.polled < cutoff) this.remove(id);
   }
 }

@@ -3,13 +3,14 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
-import { CallSession, type CallRequest, type EvmChain, type StateOverrides, type StoredEvmBlock } from '../../evm/index.ts';
+import { CallSession, type CallRequest, type DevnetOp, type EvmChain, type StateOverrides, type StoredEvmBlock } from '../../evm/index.ts';
 import {
   EXECUTION_REVERTED, INVALID_PARAMS, LIMIT_EXCEEDED, RpcError, SERVER_ERROR, invalidParams, revertMessage,
 } from './errors.ts';
 import { blockJson, logsOf, receiptJson, txJson } from './format.ts';
 import { address, arity, blockRef, bool, data, hash, quantity, storageKey, type BlockRef } from './params.ts';
 import type { FilterRegistry, LogFilter } from './filters.ts';
+import { getMerkleStateProof } from '@ethereumjs/statemanager';
 import { keccak256 as keccak } from '../../primitives/index.ts';
 
 /** What the JSON-RPC server needs from the node; node/ supplies it. */
@@ -21,6 +22,16 @@ export interface EthBackend {
   /** Next nonce counting admitted transactions, when the sender has any waiting. */
   pendingNonce(address: string): bigint | undefined;
   pendingTx(hash: string): { tx: TypedTransaction; sender: string } | undefined;
+  /** Told of each transaction admitted to the pool (pending-transaction filters and subscriptions). */
+  onPendingTx?(listener: (hash: string) => void): () => void;
+  /** The devnet's methods (rpc/eth/devnet.ts); absent on a network's node, where they do not exist. */
+  readonly devnet?: DevnetBackend;
+}
+
+/** What the devnet methods need from the node. */
+export interface DevnetBackend {
+  /** Carries `op` in a block as a devnet system transaction; resolves once that block is committed. */
+  submit(op: DevnetOp): Promise<void>;
 }
 
 export type Handler = (params: unknown[], ctx: MethodContext) => Promise<unknown> | unknown;
@@ -28,6 +39,8 @@ export type Handler = (params: unknown[], ctx: MethodContext) => Promise<unknown
 export interface MethodContext {
   readonly backend: EthBackend;
   readonly filters: FilterRegistry;
+  /** Senders eth_sendTransaction may send for (anvil_impersonateAccount): node-local, devnet only. */
+  readonly impersonated: Set<string>;
 }
 
 /** Blocks eth_getLogs scans at most in one request. */
@@ -44,7 +57,7 @@ async function resolve(chain: EvmChain, ref: BlockRef): Promise<Found | undefine
   return chain.blockAt(Number(n));
 }
 
-async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
+export async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
   const found = await resolve(chain, ref);
   if (found === undefined) throw new RpcError(SERVER_ERROR, 'header not found');
   return found;
@@ -62,12 +75,14 @@ async function stateFor(chain: EvmChain, ref: unknown) {
   return found.block === chain.head ? chain.headState() : chain.stateAt(found.block.header.stateRoot);
 }
 
-function callRequest(v: unknown): CallRequest {
+export function callRequest(v: unknown): CallRequest {
   if (typeof v !== 'object' || v === null) throw invalidParams('invalid argument 0: transaction object expected');
   const o = v as Record<string, unknown>;
   const opt = <T>(key: string, f: (x: unknown, w: string) => T): T | undefined => (o[key] === undefined || o[key] === null ? undefined : f(o[key], key));
   const input = opt('input', data) ?? opt('data', data);
+  const accessList = opt('accessList', accessListParam);
   return {
+    ...(accessList === undefined ? {} : { accessList }),
     from: opt('from', address),
     to: opt('to', address) ?? null,
     gas: opt('gas', quantity),
@@ -79,7 +94,56 @@ function callRequest(v: unknown): CallRequest {
   };
 }
 
-function overridesOf(v: unknown): StateOverrides | undefined {
+function accessListParam(v: unknown): { address: string; storageKeys: string[] }[] {
+  if (!Array.isArray(v)) throw invalidParams('accessList must be an array');
+  return v.map((e: unknown) => {
+    const o = (typeof e === 'object' && e !== null ? e : {}) as { address?: unknown; storageKeys?: unknown };
+    if (!Array.isArray(o.storageKeys ?? [])) throw invalidParams('storageKeys must be an array');
+    return { address: address(o.address, 'accessList address'), storageKeys: ((o.storageKeys ?? []) as unknown[]).map((k) => `0x${storageKey(k).toString(16).padStart(64, '0')}`) };
+  });
+}
+
+/**
+ * geth's eth_createAccessList: run the call with the list found so far until the list it touches
+ * (apart from the sender, the recipient's own entry and the precompiles) stops changing.
+ */
+async function createAccessList(params: unknown[], ctx: MethodContext): Promise<unknown> {
+  const { req, s } = await callSession(ctx, params.slice(0, 2));
+  s.accessList = true;
+  let list = req.accessList ?? [];
+  for (let i = 0; ; i++) {
+    let r;
+    try {
+      r = await s.run({ ...req, accessList: list }, req.gas ?? s.gasCap);
+    } catch (err) {
+      throw runError(err);
+    }
+    const next = (r.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storageKeys: e.storageKeys.map((k) => k.toLowerCase()) }));
+    if (JSON.stringify(next) === JSON.stringify(list) || i === 10) {
+      const err = r.execResult.exceptionError;
+      return { accessList: next, gasUsed: bigIntToHex(r.totalGasSpent), ...(err === undefined ? {} : { error: err.error === 'revert' ? revertMessage(r.execResult.returnValue) : err.error }) };
+    }
+    list = next;
+  }
+}
+
+/** EIP-1186: the account and storage proofs against the state root of the block asked. */
+async function getProof(params: unknown[], ctx: MethodContext): Promise<unknown> {
+  arity(params, 2, 3);
+  const a = address(params[0], '0');
+  if (!Array.isArray(params[1])) throw invalidParams('invalid argument 1: storage keys must be an array');
+  const keys = params[1].map((k) => storageKey(k));
+  const found = await mustResolve(ctx.backend.chain, blockRef(params[2], '2'));
+  const sm = await ctx.backend.chain.stateAt(found.block.header.stateRoot);
+  const proof = await getMerkleStateProof(sm, createAddressFromString(a), keys.map((k) => setLengthLeft(bigIntToBytes(k), 32)));
+  return {
+    ...proof,
+    address: a,
+    storageProof: proof.storageProof.map((p, i) => ({ ...p, key: params[1] === undefined ? p.key : (params[1] as string[])[i] })),
+  };
+}
+
+export function overridesOf(v: unknown): StateOverrides | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'object') throw invalidParams('invalid argument 2: state override object expected');
   const out: Record<string, { balance?: bigint; nonce?: bigint; code?: string; state?: Record<string, string>; stateDiff?: Record<string, string> }> = {};
@@ -107,7 +171,8 @@ function failure(result: { execResult: { exceptionError?: { error: string }; ret
   return new RpcError(SERVER_ERROR, err.error);
 }
 
-function runError(err: unknown): RpcError {
+/** The RpcError a run that threw answers (geth's words). */
+export function runError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   const msg = (err as Error).message ?? String(err);
   if (/sender doesn't have enough funds|insufficient/i.test(msg)) return new RpcError(SERVER_ERROR, 'insufficient funds for gas * price + value');
@@ -115,7 +180,7 @@ function runError(err: unknown): RpcError {
   return new RpcError(SERVER_ERROR, msg.split(' (block')[0] as string);
 }
 
-async function session(ctx: MethodContext, params: unknown[]): Promise<{ req: CallRequest; s: CallSession }> {
+export async function callSession(ctx: MethodContext, params: unknown[]): Promise<{ req: CallRequest; s: CallSession }> {
   arity(params, 1, 3);
   const req = callRequest(params[0]);
   const at = await mustResolve(ctx.backend.chain, blockRef(params[1], 'block'));
@@ -124,7 +189,7 @@ async function session(ctx: MethodContext, params: unknown[]): Promise<{ req: Ca
 }
 
 async function ethCall(params: unknown[], ctx: MethodContext): Promise<string> {
-  const { req, s } = await session(ctx, params);
+  const { req, s } = await callSession(ctx, params);
   let result;
   try {
     result = await s.run(req, req.gas ?? s.gasCap);
@@ -137,8 +202,8 @@ async function ethCall(params: unknown[], ctx: MethodContext): Promise<string> {
 }
 
 /** geth's estimate: the least gas with which the call succeeds, by binary search under the cap. */
-async function estimateGas(params: unknown[], ctx: MethodContext): Promise<string> {
-  const { req, s } = await session(ctx, params);
+export async function estimateGas(params: unknown[], ctx: MethodContext): Promise<string> {
+  const { req, s } = await callSession(ctx, params);
   const cap = req.gas !== undefined && req.gas < s.gasCap ? req.gas : s.gasCap;
   const attempt = async (gas: bigint) => {
     try {
@@ -406,6 +471,8 @@ export const METHODS: Record<string, Handler> = {
   eth_blobBaseFee: () => '0x1',
   eth_feeHistory: feeHistory,
   eth_call: ethCall,
+  eth_createAccessList: createAccessList,
+  eth_getProof: getProof,
   eth_estimateGas: estimateGas,
   eth_sendRawTransaction: sendRaw,
   eth_getTransactionByHash: txByHash,
@@ -413,6 +480,7 @@ export const METHODS: Record<string, Handler> = {
   eth_getBlockReceipts: blockReceipts,
   eth_newFilter: (p, ctx) => (arity(p, 1, 1), ctx.filters.newLogFilter(parseLogFilter(p[0], BigInt(ctx.backend.chain.height), true))),
   eth_newBlockFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newBlockFilter()),
+  eth_newPendingTransactionFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newPendingTransactionFilter()),
   eth_getFilterChanges: (p, ctx) => (arity(p, 1, 1), ctx.filters.changes(quantityId(p[0]))),
   eth_getFilterLogs: (p, ctx) => {
     arity(p, 1, 1);

@@ -7,7 +7,7 @@ import { UwsListener } from '../uws-listener.ts';
 import { handleText, type ExtraMethods } from './dispatch.ts';
 import { RpcError, SERVER_ERROR, invalidParams } from './errors.ts';
 import { FilterRegistry, type LogFilter } from './filters.ts';
-import { blockJson } from './format.ts';
+import { blockJson, txJson } from './format.ts';
 import { blockLogs, parseLogFilter, type EthBackend, type MethodContext } from './methods.ts';
 
 export interface EvmBlockFeed {
@@ -25,7 +25,7 @@ export interface EthServerOptions {
   readonly now: () => number;
 }
 
-type Subscription = { kind: 'newHeads' } | { kind: 'logs'; filter: LogFilter };
+type Subscription = { kind: 'newHeads' } | { kind: 'logs'; filter: LogFilter } | { kind: 'newPendingTransactions'; full: boolean };
 
 interface Conn {
   readonly subs: Map<string, Subscription>;
@@ -40,11 +40,14 @@ export class EthServer {
   private readonly ctx: MethodContext;
   private readonly sockets = new Set<uWS.WebSocket<Conn>>();
   private readonly unsubscribeFeed: () => void;
+  private readonly unsubscribePending: () => void;
+  /** Pending-transaction subscriptions open over all sockets (admission pushes only when there are some). */
+  private pendingSubs = 0;
   private subSeq = 0;
 
   constructor(backend: EthBackend, feed: EvmBlockFeed, private readonly opts: EthServerOptions) {
     const filters = new FilterRegistry(opts.now, (block, stored, f) => blockLogs({ block, stored }, f));
-    this.ctx = { backend, filters };
+    this.ctx = { backend, filters, impersonated: new Set() };
     this.app = uWS.App();
     this.listener = new UwsListener(this.app);
     this.app.options('/*', (res) => {
@@ -66,7 +69,10 @@ export class EthServer {
         res.upgrade<Conn>({ subs: new Map() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
       },
       open: (ws) => void this.sockets.add(ws),
-      close: (ws) => void this.sockets.delete(ws),
+      close: (ws) => {
+        this.sockets.delete(ws);
+        for (const sub of ws.getUserData().subs.values()) if (sub.kind === 'newPendingTransactions') this.pendingSubs -= 1;
+      },
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
         void handleText(text, this.ctx, this.wsMethods(ws), opts.log).then((out) => {
@@ -83,6 +89,7 @@ export class EthServer {
       });
     });
     this.unsubscribeFeed = feed.onEvmBlock((block, stored) => this.onBlock(block, stored));
+    this.unsubscribePending = backend.onPendingTx?.((hash) => this.onPendingTx(hash)) ?? (() => {});
   }
 
   listen(): Promise<number> {
@@ -91,6 +98,7 @@ export class EthServer {
 
   close(): void {
     this.unsubscribeFeed();
+    this.unsubscribePending();
     this.listener.close();
     this.sockets.clear();
   }
@@ -131,18 +139,38 @@ export class EthServer {
         let sub: Subscription;
         if (kind === 'newHeads') sub = { kind: 'newHeads' };
         else if (kind === 'logs') sub = { kind: 'logs', filter: parseLogFilter(params[1] ?? {}, BigInt(this.ctx.backend.chain.height), true) };
-        else throw invalidParams(`unsupported subscription type ${JSON.stringify(kind)} (newHeads and logs are served)`);
+        else if (kind === 'newPendingTransactions') sub = { kind, full: params[1] === true };
+        else throw invalidParams(`unsupported subscription type ${JSON.stringify(kind)} (newHeads, logs and newPendingTransactions are served)`);
         if (subs.size >= MAX_SUBSCRIPTIONS) throw new RpcError(SERVER_ERROR, `at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
         this.subSeq += 1;
         const id = `0x${this.subSeq.toString(16).padStart(32, '0')}`;
         subs.set(id, sub);
+        if (sub.kind === 'newPendingTransactions') this.pendingSubs += 1;
         return id;
       },
       eth_unsubscribe: (params) => {
         if (typeof params[0] !== 'string') throw invalidParams('subscription id expected');
+        if (subs.get(params[0])?.kind === 'newPendingTransactions') this.pendingSubs -= 1;
         return subs.delete(params[0]);
       },
     };
+  }
+
+  /** A transaction entered the pool: its hash (or, with `true`, the transaction) to the pending subscriptions. */
+  private onPendingTx(hash: string): void {
+    this.ctx.filters.onPendingTx(hash);
+    if (this.pendingSubs === 0) return;
+    let full: unknown = null;
+    for (const ws of this.sockets) {
+      for (const [id, sub] of ws.getUserData().subs) {
+        if (sub.kind !== 'newPendingTransactions') continue;
+        if (sub.full && full === null) {
+          const p = this.ctx.backend.pendingTx(hash);
+          full = p === undefined ? hash : txJson(p.tx, p.sender, null);
+        }
+        this.push(ws, id, sub.full ? full : hash);
+      }
+    }
   }
 
   private onBlock(block: Block, stored: StoredEvmBlock): void {
@@ -151,6 +179,7 @@ export class EthServer {
     let head: Record<string, unknown> | null = null;
     for (const ws of this.sockets) {
       for (const [id, sub] of ws.getUserData().subs) {
+        if (sub.kind === 'newPendingTransactions') continue;
         if (sub.kind === 'newHeads') {
           if (head === null) {
             const { transactions: _txs, uncles: _uncles, withdrawals: _w, totalDifficulty: _td, size: _size, ...header } = blockJson(block, stored, false);

@@ -14,9 +14,9 @@ export interface Anvil {
   stop(): Promise<void>;
 }
 
-export async function startAnvil(t: { teardown(fn: () => unknown): void }, chainId = 31337): Promise<Anvil> {
+export async function startAnvil(t: { teardown(fn: () => unknown): void }, chainId = 31337, extraArgs: readonly string[] = []): Promise<Anvil> {
   const port = await freePort();
-  const proc: ChildProcess = spawn(BIN, ['--port', String(port), '--chain-id', String(chainId), '--silent'], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(BIN, ['--port', String(port), '--chain-id', String(chainId), '--silent', ...extraArgs], { stdio: 'ignore' });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
   let id = 0;
