@@ -21,7 +21,7 @@ export { RpcError } from './eth/errors.ts';
 export { INFO_TYPES } from './info.ts';
 export { STATS_ROUTE_NAMES } from './stats.ts';
 export { HISTORY_ROUTE_NAMES } from './history.ts';
-export { ETH_METHOD_NAMES } from './eth/methods.ts';
+export { ETH_METHOD_NAMES } from './eth/dispatch.ts';
 export type {
   BookLevelRow, BookSnapshotRow, CandleRow, CoinDailyRow, Cursor, DailyStatsRow, FundingRow, HistoryReader, LiquidationRow,
   OpenInterestRow, RangeQuery, StatsTotals, TradeRow, TransferRow,

@@ -11,6 +11,9 @@ import { SIMULATE_METHODS } from './simulate.ts';
 /** Requests in one batch at most (ethers batches up to 100). */
 export const MAX_BATCH = 1000;
 
+/** Every method name of the tables above (the devnet's answered only on a devnet). */
+export const ETH_METHOD_NAMES: readonly string[] = [METHODS, DEBUG_METHODS, SIMULATE_METHODS, DEVNET_METHODS].flatMap((t) => Object.keys(t));
+
 type Id = string | number | null;
 
 function errorBody(id: Id, e: RpcError): Record<string, unknown> {

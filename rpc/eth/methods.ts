@@ -494,5 +494,3 @@ export const METHODS: Record<string, Handler> = {
     return getLogs(parseLogFilter(p[0], BigInt(ctx.backend.chain.height)), ctx.backend.chain);
   },
 };
-
-export const ETH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

@@ -11,7 +11,7 @@ t.test('mutated requests of every surface are refused cleanly', async (t) => {
   const seed = replaySeed(t, 20261126);
   // No empty blocks: between a request and its answer, only the request's own block moves the state.
   const { node } = await startNode(t, { emptyBlockIntervalMs: 3_600_000, history: true });
-  const report = await runFuzz({ restUrl: node.restUrl, wsUrl: node.wsUrl, rpcUrl: node.rpcUrl, exchange: node.chain.exchange, height: () => node.height }, { seed, inputs: Number(process.env.FUZZ_INPUTS ?? 400) });
+  const report = await runFuzz({ restUrl: node.restUrl, wsUrl: node.wsUrl, rpcUrl: node.rpcUrl, exchange: node.chain.exchange, height: () => node.height }, { seed, inputs: Number(process.env.FUZZ_INPUTS ?? 800) });
   t.comment(`inputs ${report.inputs}, answers ${JSON.stringify(report.byStatus)}, refusals checked ${report.refusalsChecked}, ms by surface ${JSON.stringify(report.msBySurface, (k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
   t.same(report.findings, [], `findings (seed ${seed})`);
   t.ok(report.refusalsChecked > 0, 'some /exchange refusals were checked against the state');

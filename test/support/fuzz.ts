@@ -331,6 +331,15 @@ function errorBodyProblem(status: number, text: string, dialect: boolean): strin
   return null;
 }
 
+/** Whether `path` stays under `prefix` once a client resolves it (`/v1/..` is `/`, the page). */
+function apiPath(base: string, path: string, prefix: string): boolean {
+  try {
+    return new URL(`${base}${path}`).pathname.startsWith(prefix);
+  } catch {
+    return false;
+  }
+}
+
 /** A sender of HTTP requests with a bound on each. */
 async function http(url: string, method: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; text: string } | { hang: true } | { reset: string }> {
   try {
@@ -499,7 +508,7 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
           let path = route.path;
           if (c.chance(0.4)) path = mutateBytes(c, path).toString('latin1').replace(/[^\x21-\x7e]/g, '%').replace(/^[^/]/, '/');
           const body = route.method === 'POST' ? mutated({ action: { type: 'order', orders: [] }, nonce: now, signature: { r: '0x1', s: '0x1', v: 27 }, address: user, name: 'k' }) : undefined;
-          checkHttp(surface, `${route.method} ${path} ${body?.toString() ?? ''}`, await http(`${node.restUrl}${path}`, route.method, body), false, !path.startsWith('/v1/'));
+          checkHttp(surface, `${route.method} ${path} ${body?.toString() ?? ''}`, await http(`${node.restUrl}${path}`, route.method, body), false, !apiPath(node.restUrl, path, '/v1/'));
           break;
         }
         case 'v4':
@@ -509,7 +518,7 @@ export async function runFuzz(node: FuzzTargetNode, opts: FuzzOptions): Promise<
           if (c.chance(0.5)) q[c.pick(Object.keys(q).length > 0 ? Object.keys(q) : ['coin'])] = c.chance(0.5) ? c.string() : JSON.stringify(c.value());
           let path = `/${surface}/${c.chance(0.95) ? c.pick(names) : c.string()}?${new URLSearchParams(q).toString()}`;
           if (c.chance(0.2)) path = mutateBytes(c, path).toString('latin1').replace(/[^\x21-\x7e]/g, '%').replace(/^[^/]/, '/');
-          checkHttp(surface, `GET ${path}`, await http(`${node.restUrl}${path}`, 'GET'), false, !path.startsWith(`/${surface}/`));
+          checkHttp(surface, `GET ${path}`, await http(`${node.restUrl}${path}`, 'GET'), false, !apiPath(node.restUrl, path, `/${surface}/`));
           break;
         }
         case 'rpc': {
