@@ -174,6 +174,15 @@ export class EvmChain {
     return Number(this.headBlock.header.number);
   }
 
+  /**
+   * The newest block readers may see: the executed head once its consensus block is durable.
+   * Up to two blocks above it are executed but could still be lost to a crash (blocks are
+   * pipelined), so JSON-RPC answers `latest` and heights from here, never from `height`.
+   */
+  get readHeight(): number {
+    return Math.min(this.durableHeight, this.height);
+  }
+
   /** The devnet's EVM clock shift after the head. */
   get clockShift(): EvmClock {
     return this.clock;

@@ -51,9 +51,12 @@ const MAX_FEE_HISTORY = 1024n;
 type Found = { block: Block; stored: StoredEvmBlock };
 
 async function resolve(chain: EvmChain, ref: BlockRef): Promise<Found | undefined> {
-  if ('hash' in ref) return chain.blockByHash(ref.hash);
-  const n = 'number' in ref ? ref.number : ref.tag === 'earliest' ? 0n : BigInt(chain.height);
-  if (n > BigInt(chain.height)) return undefined;
+  if ('hash' in ref) {
+    const found = await chain.blockByHash(ref.hash);
+    return found !== undefined && Number(found.block.header.number) <= chain.readHeight ? found : undefined;
+  }
+  const n = 'number' in ref ? ref.number : ref.tag === 'earliest' ? 0n : BigInt(chain.readHeight);
+  if (n > BigInt(chain.readHeight)) return undefined;
   return chain.blockAt(Number(n));
 }
 
@@ -385,7 +388,7 @@ export async function getLogs(f: LogFilter, chain: EvmChain): Promise<Record<str
     if (found === undefined) throw new RpcError(SERVER_ERROR, 'unknown block');
     return blockLogs(found, f);
   }
-  const head = BigInt(chain.height);
+  const head = BigInt(chain.readHeight);
   if (f.from > head) throw new RpcError(INVALID_PARAMS, 'block range extends beyond current head block');
   if (f.from > f.to) throw new RpcError(INVALID_PARAMS, 'invalid block range params');
   const to = f.to > head ? head : f.to;
@@ -425,7 +428,7 @@ export const METHODS: Record<string, Handler> = {
     arity(p, 1, 1);
     return bytesToHex(keccak(hexToBytes(data(p[0], '0') as `0x${string}`)));
   },
-  eth_blockNumber: (p, ctx) => (arity(p, 0, 0), bigIntToHex(BigInt(ctx.backend.chain.height))),
+  eth_blockNumber: (p, ctx) => (arity(p, 0, 0), bigIntToHex(BigInt(ctx.backend.chain.readHeight))),
   eth_syncing: () => false,
   eth_accounts: () => [],
   eth_mining: () => false,
@@ -478,19 +481,19 @@ export const METHODS: Record<string, Handler> = {
   eth_getTransactionByHash: txByHash,
   eth_getTransactionReceipt: receipt,
   eth_getBlockReceipts: blockReceipts,
-  eth_newFilter: (p, ctx) => (arity(p, 1, 1), ctx.filters.newLogFilter(parseLogFilter(p[0], BigInt(ctx.backend.chain.height), true))),
+  eth_newFilter: (p, ctx) => (arity(p, 1, 1), ctx.filters.newLogFilter(parseLogFilter(p[0], BigInt(ctx.backend.chain.readHeight), true))),
   eth_newBlockFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newBlockFilter()),
   eth_newPendingTransactionFilter: (p, ctx) => (arity(p, 0, 0), ctx.filters.newPendingTransactionFilter()),
   eth_getFilterChanges: (p, ctx) => (arity(p, 1, 1), ctx.filters.changes(quantityId(p[0]))),
   eth_getFilterLogs: (p, ctx) => {
     arity(p, 1, 1);
     const f = ctx.filters.logFilter(quantityId(p[0]));
-    const head = BigInt(ctx.backend.chain.height);
+    const head = BigInt(ctx.backend.chain.readHeight);
     return getLogs('blockHash' in f ? f : { ...f, to: f.to > head ? head : f.to }, ctx.backend.chain);
   },
   eth_uninstallFilter: (p, ctx) => (arity(p, 1, 1), ctx.filters.uninstall(quantityId(p[0]))),
   eth_getLogs: async (p, ctx) => {
     arity(p, 1, 1);
-    return getLogs(parseLogFilter(p[0], BigInt(ctx.backend.chain.height)), ctx.backend.chain);
+    return getLogs(parseLogFilter(p[0], BigInt(ctx.backend.chain.readHeight)), ctx.backend.chain);
   },
 };

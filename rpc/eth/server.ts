@@ -138,7 +138,7 @@ export class EthServer {
         const kind = params[0];
         let sub: Subscription;
         if (kind === 'newHeads') sub = { kind: 'newHeads' };
-        else if (kind === 'logs') sub = { kind: 'logs', filter: parseLogFilter(params[1] ?? {}, BigInt(this.ctx.backend.chain.height), true) };
+        else if (kind === 'logs') sub = { kind: 'logs', filter: parseLogFilter(params[1] ?? {}, BigInt(this.ctx.backend.chain.readHeight), true) };
         else if (kind === 'newPendingTransactions') sub = { kind, full: params[1] === true };
         else throw invalidParams(`unsupported subscription type ${JSON.stringify(kind)} (newHeads, logs and newPendingTransactions are served)`);
         if (subs.size >= MAX_SUBSCRIPTIONS) throw new RpcError(SERVER_ERROR, `at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);

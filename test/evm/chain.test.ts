@@ -62,7 +62,11 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(empty.stored.hash, bytesToHex(plain.hash()), 'with its hash');
   t.equal(bytesToHex(createBlockFromRLP(hexToBytes(empty.stored.rlp), { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
   t.equal(await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`), undefined, 'no receipt before the node marks the block durable');
+  t.equal(chain.readHeight, 0, 'nor does a reader see the executed blocks as latest (eth_blockNumber)');
+  chain.markDurable(1);
+  t.equal(chain.readHeight, 1, 'each as its consensus block becomes durable');
   chain.markDurable(2); // as the node does once the consensus block is on disk
+  t.equal(chain.readHeight, 2);
   const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
   t.equal(found?.index, 1);
   await chain.flushed(); // block writes are queued behind execution
