@@ -33,6 +33,34 @@ export function makeTracer(config: TraceConfig): Tracer {
   return config.tracer === 'callTracer' ? new CallTracer(config) : new StructLogger(config);
 }
 
+/** A tracer fed by the interpreter's events: each step, and each message's start and end. */
+abstract class EventTracer implements Tracer {
+  private readonly onStep = (s: InterpreterStep) => this.step(s);
+  private readonly onBefore = (m: Message) => this.before(m);
+  private readonly onAfter = (r: EVMResult) => this.after(r);
+
+  constructor(protected readonly config: TraceConfig) {}
+
+  attach(vm: EVMInterface): void {
+    const evm = vm as EVM;
+    evm.events.on('step', this.onStep);
+    evm.events.on('beforeMessage', this.onBefore);
+    evm.events.on('afterMessage', this.onAfter);
+  }
+
+  detach(vm: EVMInterface): void {
+    const evm = vm as EVM;
+    evm.events.off('step', this.onStep);
+    evm.events.off('beforeMessage', this.onBefore);
+    evm.events.off('afterMessage', this.onAfter);
+  }
+
+  protected abstract step(s: InterpreterStep): void;
+  protected abstract before(m: Message): void;
+  protected abstract after(r: EVMResult): void;
+  abstract result(run: RunTxResult): unknown;
+}
+
 const HEX = '0123456789abcdef';
 
 /** A bigint as a 0x quantity. */
@@ -82,7 +110,7 @@ interface StructLog {
 }
 
 /** geth's default tracer: every opcode with gas, cost, depth, stack (and storage touched, memory when asked). */
-class StructLogger implements Tracer {
+class StructLogger extends EventTracer {
   private readonly logs: StructLog[] = [];
   /** Storage seen per contract, as geth accumulates it (copied into each SLOAD/SSTORE entry). */
   private readonly storage = new Map<string, Record<string, string>>();
@@ -94,31 +122,14 @@ class StructLogger implements Tracer {
   private depth = 0;
   /** Each frame's return-data buffer (what its last call returned), by depth. */
   private readonly returnData: string[] = [];
-  private readonly onStep = (s: InterpreterStep) => this.step(s);
-  private readonly onBefore = () => {
+
+  protected before(): void {
     this.depth += 1;
     this.lastAt[this.depth] = undefined;
     this.returnData[this.depth] = '0x';
-  };
-  private readonly onAfter = (r: EVMResult) => this.after(r);
-
-  constructor(private readonly config: TraceConfig) {}
-
-  attach(vm: EVMInterface): void {
-    const evm = vm as EVM;
-    evm.events.on('step', this.onStep);
-    evm.events.on('beforeMessage', this.onBefore);
-    evm.events.on('afterMessage', this.onAfter);
   }
 
-  detach(vm: EVMInterface): void {
-    const evm = vm as EVM;
-    evm.events.off('step', this.onStep);
-    evm.events.off('beforeMessage', this.onBefore);
-    evm.events.off('afterMessage', this.onAfter);
-  }
-
-  private step(s: InterpreterStep): void {
+  protected step(s: InterpreterStep): void {
     const depth = s.depth + 1;
     const stack = s.stack;
     if (this.pendingLoad !== null) {
@@ -172,7 +183,7 @@ class StructLogger implements Tracer {
     return m;
   }
 
-  private after(r: EVMResult): void {
+  protected after(r: EVMResult): void {
     const err = r.execResult.exceptionError;
     const last = this.lastAt[this.depth];
     this.depth -= 1;
@@ -209,33 +220,14 @@ interface CallFrame {
 const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CREATE', 'CREATE2']);
 
 /** geth's callTracer: the call tree with gas, input, output, errors and revert reasons (and logs with `withLog`). */
-class CallTracer implements Tracer {
+class CallTracer extends EventTracer {
   private readonly stack: CallFrame[] = [];
   private root: CallFrame | null = null;
   /** The opcode that opened the next frame (the last call-like step seen). */
   private lastCallOp = 'CALL';
   private logIndex = 0;
-  private readonly onStep = (s: InterpreterStep) => this.step(s);
-  private readonly onBefore = (m: Message) => this.before(m);
-  private readonly onAfter = (r: EVMResult) => this.after(r);
 
-  constructor(private readonly config: TraceConfig) {}
-
-  attach(vm: EVMInterface): void {
-    const evm = vm as EVM;
-    evm.events.on('step', this.onStep);
-    evm.events.on('beforeMessage', this.onBefore);
-    evm.events.on('afterMessage', this.onAfter);
-  }
-
-  detach(vm: EVMInterface): void {
-    const evm = vm as EVM;
-    evm.events.off('step', this.onStep);
-    evm.events.off('beforeMessage', this.onBefore);
-    evm.events.off('afterMessage', this.onAfter);
-  }
-
-  private step(s: InterpreterStep): void {
+  protected step(s: InterpreterStep): void {
     const op = s.opcode.name;
     if (CALL_OPS.has(op)) this.lastCallOp = op;
     else if (this.config.withLog === true && op.startsWith('LOG')) this.log(s, Number(op.slice(3)));
@@ -254,7 +246,7 @@ class CallTracer implements Tracer {
     (frame.logs ??= []).push({ address: s.address.toString(), topics: t, data: bytesToHex(data), position: quantity(BigInt(frame.calls?.length ?? 0)), index: quantity(BigInt(this.logIndex++)) });
   }
 
-  private before(m: Message): void {
+  protected before(m: Message): void {
     const top = m.depth === 0;
     const type = top ? (m.to === undefined ? 'CREATE' : 'CALL') : this.lastCallOp;
     const code = m.codeAddress.toString();
@@ -274,7 +266,7 @@ class CallTracer implements Tracer {
     this.stack.push(frame);
   }
 
-  private after(r: EVMResult): void {
+  protected after(r: EVMResult): void {
     const frame = this.stack.pop();
     if (frame === undefined) return;
     const e = r.execResult;
