@@ -49,11 +49,7 @@ export class CallSession {
 
   /** A session over the state after `at`, in the context of that block. */
   static async open(chain: EvmChain, at: Block, overrides: StateOverrides | undefined, withFees: boolean): Promise<CallSession> {
-    // At the newest block readers see (`latest`), the precompiles read the live exchange state,
-    // which may be a block or two ahead of it while those blocks are written; older blocks read
-    // the window of recent figures.
-    const height = Number(at.header.number);
-    const vm = await chain.vmAt(at.header.stateRoot, height >= chain.readHeight ? undefined : height);
+    const vm = await chain.vmAt(at.header.stateRoot, Number(at.header.number));
     if (overrides !== undefined) await applyOverrides(vm, overrides);
     // Without fee fields a call runs with base fee 0, as geth does, so `from` needs no funds.
     const header = { ...at.header.toJSON(), baseFeePerGas: withFees ? at.header.baseFeePerGas : 0n };

@@ -50,18 +50,26 @@ const MAX_FEE_HISTORY = 1024n;
 
 type Found = { block: Block; stored: StoredEvmBlock };
 
-async function resolve(chain: EvmChain, ref: BlockRef): Promise<Found | undefined> {
+/**
+ * The block a reference names, up to `head`. Blocks themselves (by number, hash or tag, logs,
+ * `eth_blockNumber`) are shown up to the newest durable one (`readHeight`): blocks are
+ * pipelined, and the one or two executed after it could still be lost to a crash. State reads
+ * (balances, nonces, code, storage, calls) at `latest` read the executed head, as a wallet
+ * expects its nonce right after a receipt, and from its cached records.
+ */
+async function resolve(chain: EvmChain, ref: BlockRef, head = chain.readHeight): Promise<Found | undefined> {
   if ('hash' in ref) {
     const found = await chain.blockByHash(ref.hash);
-    return found !== undefined && Number(found.block.header.number) <= chain.readHeight ? found : undefined;
+    return found !== undefined && Number(found.block.header.number) <= head ? found : undefined;
   }
-  const n = 'number' in ref ? ref.number : ref.tag === 'earliest' ? 0n : BigInt(chain.readHeight);
-  if (n > BigInt(chain.readHeight)) return undefined;
+  const n = 'number' in ref ? ref.number : ref.tag === 'earliest' ? 0n : BigInt(head);
+  if (n > BigInt(head)) return undefined;
   return chain.blockAt(Number(n));
 }
 
-export async function mustResolve(chain: EvmChain, ref: BlockRef): Promise<Found> {
-  const found = await resolve(chain, ref);
+/** A block for a state read (see `resolve`): `latest` is the executed head. */
+export async function mustResolve(chain: EvmChain, ref: BlockRef, head = chain.height): Promise<Found> {
+  const found = await resolve(chain, ref, head);
   if (found === undefined) throw new RpcError(SERVER_ERROR, 'header not found');
   return found;
 }
@@ -291,7 +299,7 @@ function gasPrice(ctx: MethodContext): string {
 async function feeHistory(params: unknown[], ctx: MethodContext): Promise<unknown> {
   arity(params, 2, 3);
   const count = typeof params[0] === 'number' ? BigInt(params[0]) : quantity(params[0], '0');
-  const newest = await mustResolve(ctx.backend.chain, blockRef(params[1] === 'pending' ? 'latest' : params[1], '1'));
+  const newest = await mustResolve(ctx.backend.chain, blockRef(params[1] === 'pending' ? 'latest' : params[1], '1'), ctx.backend.chain.readHeight);
   const percentiles = params[2] === undefined || params[2] === null ? [] : params[2];
   if (!Array.isArray(percentiles) || percentiles.some((p, i) => typeof p !== 'number' || p < 0 || p > 100 || (i > 0 && p < (percentiles[i - 1] as number)))) {
     throw invalidParams('invalid reward percentiles');
