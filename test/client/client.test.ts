@@ -11,6 +11,7 @@ import {
 } from '../../client/index.ts';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startNode } from '../support/node.ts';
+import { waitFor } from '../support/network.ts';
 import { signRequest as ethersSign } from '../support/signing.ts';
 
 const [alice, bob, carol] = DEV_ACCOUNTS as [typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0]];
@@ -18,17 +19,6 @@ const [alice, bob, carol] = DEV_ACCOUNTS as [typeof DEV_ACCOUNTS[0], typeof DEV_
 function oidOf(s: OrderStatus | undefined): number {
   if (s !== undefined && 'resting' in s) return s.resting.oid;
   throw new Error(`not resting: ${JSON.stringify(s)}`);
-}
-
-/** Waits (bounded) until `check` returns a value. */
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 t.test('client', async (t) => {
@@ -160,10 +150,10 @@ t.test('client', async (t) => {
     const listed = await a.v1.listApiKeys({ apiKey: key.api_key, secret: key.secret }, u);
     t.match(listed.api_keys, [{ api_key: key.api_key, revoked: false }]);
     // The history indexes on its own thread: wait for the ETH trade.
-    const trades = await until(async () => {
+    const trades = await waitFor('the indexed trade', async () => {
       const p = await a.history.trades('ETH-USD');
       return p.data.length > 0 ? p : undefined;
-    }, 'the indexed trade');
+    });
     t.match(trades.data[0], { coin: 'ETH', px: '3000', sz: '0.5', side: 'B' });
     t.match(await a.history.candles('ETH', '1m'), { data: [{ o: '3000' }] });
     t.match(await a.stats.totalUsers(), { total_users: Number });
@@ -183,20 +173,20 @@ t.test('client', async (t) => {
     await c.ws.subscribe({ type: 'l2Book', coin: 'SOL' }, (book) => books.push(book.levels[0].map((l) => l.px)));
     const fills: number[] = [];
     await c.ws.subscribe({ type: 'userFills', user: c.address }, (d) => fills.push(d.fills.length));
-    await until(() => (books.length > 0 ? true : undefined), 'the l2Book snapshot');
+    await waitFor('the l2Book snapshot', () => (books.length > 0 ? true : undefined));
 
     const mids = await c.ws.postInfo({ type: 'allMids' });
     t.type(mids.BTC, 'string');
     const signed = await c.exchange.sign({ type: 'order', grouping: 'na', orders: [await c.orderWire({ coin: 'SOL', side: 'buy', price: '101', size: '1' })] });
     const res = await c.ws.postExchange<{ statuses: OrderStatus[] }>(signed);
     t.match(res, { status: 'ok', response: { data: { statuses: [{ resting: {} }] } } });
-    await until(() => (books.some((b) => b.includes('101')) ? true : undefined), 'the bid in a push');
+    await waitFor('the bid in a push', () => (books.some((b) => b.includes('101')) ? true : undefined));
 
     // Drop the connection under the client: it reconnects and subscribes again.
     (live as unknown as WebSocket).terminate();
-    await until(() => (states.filter((s) => s === 'open').length >= 2 ? true : undefined), 'the reconnect');
+    await waitFor('the reconnect', () => (states.filter((s) => s === 'open').length >= 2 ? true : undefined));
     await c.placeOrder({ coin: 'SOL', side: 'buy', price: '102', size: '1' });
-    await until(() => (books.some((b) => b.includes('102')) ? true : undefined), 'a push after the reconnect');
+    await waitFor('a push after the reconnect', () => (books.some((b) => b.includes('102')) ? true : undefined));
     t.same(states.slice(0, 3), ['open', 'closed', 'open']);
   });
 });

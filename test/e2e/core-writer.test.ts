@@ -15,6 +15,7 @@ import { Exchange, snapshotState, stateHash } from '../../exchange/index.ts';
 import { devnetGenesis, loadGenesis } from '../../genesis/index.ts';
 import { ChainStoreForTests } from '../../node/index.ts';
 import { startNode, tempDir, wallets, type Client } from '../support/node.ts';
+import { waitFor } from '../support/network.ts';
 import { compile } from '../support/solc.ts';
 
 const SOURCE = `
@@ -107,16 +108,6 @@ async function exchangeStateOf(client: Client, user: string): Promise<string> {
   ]);
 }
 
-async function until<T>(what: string, pick: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await pick();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 t.test('a contract trades through the write system contract and reads the exchange back', async (t) => {
   const started = Date.now();
   const dataDir = await tempDir();
@@ -145,7 +136,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   // Before its account exists, an action is refused (and the EVM transaction still succeeds).
   const early = await send('limitOrder', 0, true, 100_000n * USD, 1000_000n, false, 2, 0);
   t.equal(early.status, 1);
-  const refused = await until('the refused action', async () => (await evmActions())[0]);
+  const refused = await waitFor('the refused action', async () => (await evmActions())[0]);
   t.match(refused, { actionId: 1, result: { status: 'err', error: { message: 'Account not activated' } } });
 
   t.same((await client.exchange(alice, { type: 'usdTransfer', destination: addr, amount: '10000' })).body, { status: 'ok', response: { type: 'default' } });
@@ -159,7 +150,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   t.ok(log, 'the receipt carries the RawAction log');
   t.equal(log?.address.toLowerCase(), '0x3333333333333333333333333333333333333333');
   t.equal(log?.topics[1], `0x${addr.slice(2).padStart(64, '0')}`, 'indexed user = the contract (msg.sender)');
-  const resting = await until('the order in openOrders', async () => (await openOrders()).find((o) => o.cloid === `0x${'0'.repeat(31)}7`));
+  const resting = await waitFor('the order in openOrders', async () => (await openOrders()).find((o) => o.cloid === `0x${'0'.repeat(31)}7`));
   t.equal(resting.coin, 'BTC', 'the order rests on the book as the contract\'s');
   const record = (await evmActions()).at(-1);
   t.match(record, { actionId: 1, evmTxHash: placed.hash, block: placed.blockNumber, result: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: resting.oid } }] } } } });
@@ -169,7 +160,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   const fills = (await client.info({ type: 'userFills', user: addr })).body as { oid: number; side: string; sz: string }[];
   t.match(fills[0], { side: 'B', sz: '0.01', oid: resting.oid }, 'the contract\'s fill is in its userFills');
   const h = await provider.getBlockNumber();
-  await until('a later block', async () => (await provider.getBlockNumber()) > h);
+  await waitFor('a later block', async () => (await provider.getBlockNumber()) > h);
   const pos = await trader.getFunction('position')(addr, 0);
   t.equal(pos.szi, 1000n, 'the contract reads its 0.01 BTC (1000 lots) through 0x…0800 in a later block');
   t.equal(pos.entryNtl, 1000n * USD, 'entry notional 1,000 USD in 10^-8');
@@ -181,20 +172,20 @@ t.test('a contract trades through the write system contract and reads the exchan
 
   // Two actions in one transaction run in log order; cancels by oid and by cloid.
   const two = await send('twoOrders', 0, 90_000n * USD, 100_000n);
-  await until('both orders', async () => (await evmActions()).filter((r) => r.evmTxHash === two.hash).length === 2);
+  await waitFor('both orders', async () => (await evmActions()).filter((r) => r.evmTxHash === two.hash).length === 2);
   const btc = (await openOrders()).filter((o) => o.coin === 'BTC');
   t.equal(btc.length, 2);
   await send('cancelByOid', 0, btc[0]!.oid);
   await send('limitOrder', 0, true, 90_000n * USD, 100_000n, false, 1, 0x99n); // Alo
-  await until('the cloid order', async () => (await openOrders()).some((o) => o.cloid === `0x${'0'.repeat(30)}99`));
+  await waitFor('the cloid order', async () => (await openOrders()).some((o) => o.cloid === `0x${'0'.repeat(30)}99`));
   await send('cancelByCloid', 0, 0x99n);
-  await until('cancels', async () => (await openOrders()).length === 1);
+  await waitFor('cancels', async () => (await openOrders()).length === 1);
   t.equal((await openOrders())[0]!.oid, btc[1]!.oid, 'the cancel by oid and the cancel by cloid took their orders');
 
   // Spot send: USDC (token 10000) to another address, and SVC.
   const carolBefore = (await client.info({ type: 'clearinghouseState', user: carol.address.toLowerCase() })).body.marginSummary.accountValue;
   await send('spotSend', carol.address, 10000, 25n * USD);
-  await until('the USDC send', async () => (await client.info({ type: 'clearinghouseState', user: carol.address.toLowerCase() })).body.marginSummary.accountValue !== carolBefore);
+  await waitFor('the USDC send', async () => (await client.info({ type: 'clearinghouseState', user: carol.address.toLowerCase() })).body.marginSummary.accountValue !== carolBefore);
   t.equal(Number((await client.info({ type: 'clearinghouseState', user: carol.address.toLowerCase() })).body.marginSummary.accountValue) - Number(carolBefore), 25, 'carol got 25 USDC from the contract');
 
   // Staking: SVC from alice, deposit and delegate to the devnet validator at its CometBFT address.
@@ -202,7 +193,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   const validator = `0x${createHash('sha256').update(Buffer.from(node.validatorKey.publicKey, 'hex')).digest('hex').slice(0, 40)}`;
   await send('stakingDeposit', 20n * USD);
   await send('tokenDelegate', validator, 5n * USD, false);
-  await until('the delegation', async () => (await client.info({ type: 'delegatorSummary', user: addr })).body.delegated === '5');
+  await waitFor('the delegation', async () => (await client.info({ type: 'delegatorSummary', user: addr })).body.delegated === '5');
   t.same((await client.info({ type: 'delegatorSummary', user: addr })).body, { delegated: '5', undelegated: '15', totalPendingWithdrawal: '0', nPendingWithdrawals: 0 });
   const delegations = await trader.getFunction('delegations')(addr);
   t.equal(delegations.length, 1);
@@ -225,18 +216,18 @@ t.test('a contract trades through the write system contract and reads the exchan
   const linkOf = async (user: string) => ((await client.info({ type: 'spotClearinghouseState', user })).body.balances as { coin: string; total: string }[]).find((b) => b.coin === 'LINK')?.total;
   const released = await send('spotSend', system, 10002, 40n * USD);
   t.equal(await erc20.getFunction('balanceOf')(addr, { blockTag: released.blockNumber }), 0n, 'the action runs after its EVM block: nothing released in it');
-  await until('the release', async () => (await erc20.getFunction('balanceOf')(addr)) === 40n * WEI);
+  await waitFor('the release', async () => (await erc20.getFunction('balanceOf')(addr)) === 40n * WEI);
   t.equal(await erc20.getFunction('balanceOf')(addr, { blockTag: released.blockNumber + 1 }), 40n * WEI, 'the ERC-20 reached the contract in the EVM part of the next block');
   t.equal(await linkOf(addr), '60', '60 LINK left on the exchange');
   await send('erc20Transfer', tokenAddress, system, 15n * WEI);
-  await until('the credit', async () => (await linkOf(addr)) === '75');
+  await waitFor('the credit', async () => (await linkOf(addr)) === '75');
   t.equal(await erc20.getFunction('balanceOf')(addr), 25n * WEI, '15 LINK back: 75 on the exchange, 25 on the EVM');
   t.equal(await erc20.getFunction('balanceOf')(system), (1000n - 25n) * WEI, 'the reserve holds the rest of the supply');
 
   // An API wallet (agent) added from the contract signs for it on /exchange.
   const agent = Wallet.createRandom();
   await send('addApiWallet', agent.address, 'bot');
-  await until('the agent', async () => ((await client.info({ type: 'extraAgents', user: addr })).body as { address: string }[]).some((a) => a.address === agent.address.toLowerCase()));
+  await waitFor('the agent', async () => ((await client.info({ type: 'extraAgents', user: addr })).body as { address: string }[]).some((a) => a.address === agent.address.toLowerCase()));
   t.pass('addApiWallet approved the agent');
 
   // 2. Every read precompile, against /info.
@@ -301,7 +292,7 @@ t.test('a contract trades through the write system contract and reads the exchan
   ];
   const receipts = await Promise.all(bad.map(([, payload]) => send('raw', payload)));
   receipts.forEach((r, i) => t.equal(r.status, 1, `${bad[i]![0]}: the EVM transaction succeeds`));
-  const all = await until('the refusals', async () => {
+  const all = await waitFor('the refusals', async () => {
     const list = await evmActions();
     return list.length >= nActions + bad.length ? list.slice(nActions) : undefined;
   });

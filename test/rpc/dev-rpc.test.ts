@@ -10,6 +10,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startNode } from '../support/node.ts';
+import { waitFor } from '../support/network.ts';
 import { compile } from '../support/solc.ts';
 
 const SOURCE = `
@@ -26,16 +27,6 @@ contract Store {
 const bytes = (h: string) => new Uint8Array(Buffer.from(h.slice(2), 'hex'));
 /** An RLP integer (empty for zero). */
 const int = (h: Hex) => (h === '0x' ? 0n : hexToBigInt(h));
-
-async function until<T>(pick: () => T | undefined, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 t.test('getProof, createAccessList, pending transactions, simulateV1 through viem', async (t) => {
   const { node } = await startNode(t, { emptyBlockIntervalMs: 200 });
@@ -97,7 +88,7 @@ t.test('getProof, createAccessList, pending transactions, simulateV1 through vie
     const filter = await pub.createPendingTransactionFilter();
     await new Promise((r) => setTimeout(r, 200)); // the subscription's request goes out first (no answer to wait for)
     const hash = await wallet.sendTransaction({ to: '0x000000000000000000000000000000000000beef', value: 1n });
-    await until(() => (seen.includes(hash) ? true : undefined), 'the subscription');
+    await waitFor('the subscription', () => (seen.includes(hash) ? true : undefined));
     t.ok(seen.includes(hash), 'newPendingTransactions pushed the hash');
     t.ok((await pub.getFilterChanges({ filter })).includes(hash), 'eth_newPendingTransactionFilter collected it');
     t.same(await pub.getFilterChanges({ filter }), [], 'and only once');

@@ -8,6 +8,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startNode } from '../support/node.ts';
+import { waitFor } from '../support/network.ts';
 import { compile } from '../support/solc.ts';
 
 const SOURCE = `
@@ -21,16 +22,6 @@ contract OracleReader {
   }
   function record(uint32 perp) external { emit Price(perp, oracle(perp)); }
 }`;
-
-async function until<T>(pick: () => T | undefined, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 t.test('viem: transfer, precompile-reading contract, subscriptions', async (t) => {
   const { node, client: rest } = await startNode(t, { emptyBlockIntervalMs: 200 });
@@ -73,10 +64,10 @@ t.test('viem: transfer, precompile-reading contract, subscriptions', async (t) =
   const events: unknown[] = [];
   const stopLogs = wsClient.watchContractEvent({ address, abi, eventName: 'Price', onLogs: (logs) => void events.push(...logs) });
   t.teardown(stopLogs);
-  await until(() => (heads.length > 0 ? true : undefined), 'a newHeads notification');
+  await waitFor('a newHeads notification', () => (heads.length > 0 ? true : undefined));
   const recordHash = await wallet.writeContract({ address, abi, functionName: 'record', args: [1] });
   await pub.waitForTransactionReceipt({ hash: recordHash, pollingInterval: 50 });
-  const ev = await until(() => events[0] as { args: { perp: number; px: bigint }; transactionHash: Hex } | undefined, 'the Price log over the logs subscription');
+  const ev = await waitFor('the Price log over the logs subscription', () => events[0] as { args: { perp: number; px: bigint }; transactionHash: Hex } | undefined);
   t.equal(ev.args.perp, 1);
   t.equal(ev.transactionHash, recordHash);
   t.ok(ev.args.px > 0n, 'ETH oracle price logged');

@@ -26,6 +26,17 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/** Waits for a value (anything but undefined, null or false), polling every 25 ms, for at most `timeoutMs`. */
+export async function waitFor<T>(what: string, pick: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await pick();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Waits for a condition, polling every 25 ms, for at most `timeoutMs`. */
 export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
