@@ -53,6 +53,8 @@ export interface ExecutedBlock {
   readonly results: { hash: string; result: TxResult }[];
   readonly events: ExchangeEvent[];
   readonly appHash: string;
+  /** The full state hash, on snapshot heights. */
+  readonly stateHash: string | undefined;
   /** The EVM block of this height; null when it was already stored (replay after a crash). */
   readonly evm: ExecutedEvmBlock | null;
 }
@@ -278,7 +280,7 @@ export class Chain implements BftApp {
     // Then the actions the EVM block sent through the write system contract, in log order (node/evm-actions.ts).
     if (evmStored.receipts.length > 0) runEvmActions(this.exchange, evmStored.receipts, (i) => bytesToHex(evmBlock.transactions[i]?.hash() ?? new Uint8Array(32)), results, events, this.evmActions);
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
-    return { signers: chosen, results, events, evm, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
+    return { signers: chosen, results, events, evm, stateHash: full, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
   }
 
   /** The signer a transaction executes as (see `SignerSpec`). */
@@ -378,7 +380,7 @@ export class Chain implements BftApp {
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     // A copy: the snapshot is encoded when its batch is written, after the next block may have
     // executed, and the snapshot's view holds live objects (trigger orders).
-    const snapshot = head.height % this.opts.snapshotInterval === 0 ? { head, state: structuredClone(snapshotState(this.exchange.state)) } : null;
+    const snapshot = executed.stateHash !== undefined ? { head, state: structuredClone(snapshotState(this.exchange.state)), stateHash: executed.stateHash } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     this.execHead = head;
@@ -424,7 +426,7 @@ export class Chain implements BftApp {
   async saveSnapshot(): Promise<void> {
     await this.evm.flushed();
     await this.evm.store.sync(); // the EVM store may not lag a durable snapshot
-    await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state) });
+    await this.store.putSnapshot({ head: this.headState, state: snapshotState(this.exchange.state), stateHash: stateHash(this.exchange.state) });
   }
 
   /**

@@ -163,7 +163,7 @@ async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
 }
 
 /** The EVM's store, at the consensus head: an EVM block written above it by a crash is rewound. */
-async function openEvm(dataDir: string, genesis: LoadedGenesis, views: ExchangeViewWindow, chainHeight: number, replayFrom: number): Promise<EvmChain> {
+export async function openEvm(dataDir: string, genesis: LoadedGenesis, views: ExchangeViewWindow, chainHeight: number, replayFrom: number): Promise<EvmChain> {
   const store = new EvmStore(join(dataDir, 'evm'));
   await store.open();
   try {
@@ -190,7 +190,7 @@ async function loadOrCreateNodeKey(dataDir: string): Promise<Uint8Array> {
   }
 }
 
-async function openStore(dataDir: string): Promise<ChainStore> {
+export async function openStore(dataDir: string): Promise<ChainStore> {
   const store = new ChainStore(join(dataDir, 'db'));
   try {
     await store.open();
@@ -253,21 +253,29 @@ async function setUpBridgeChains(config: NodeConfig, genesis: LoadedGenesis, key
   return out;
 }
 
-/** Opens the store and rebuilds the state at its committed head: snapshot, then replay. */
-async function openChainState(store: ChainStore, genesis: LoadedGenesis): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
+/**
+ * Opens the chain's state at its last snapshot (or at genesis, without one or with `useSnapshot`
+ * false): `from`, and the stored head `to` that replay brings it to. A snapshot whose state does
+ * not hash to the hash recorded with it is not used: the state is rebuilt from genesis instead.
+ */
+export async function openChainState(
+  store: ChainStore, genesis: LoadedGenesis, opts: { readonly useSnapshot?: boolean; readonly warn?: (line: string) => void } = {},
+): Promise<{ exchange: Exchange; from: StoredHead; to: StoredHead | undefined }> {
   const known = await store.genesisHash();
   if (known !== undefined && known !== genesis.hash) {
     throw new NodeStartError(`the data directory holds another chain (genesis ${known}); start with --fresh to wipe it`);
   }
   if (known === undefined) await store.setGenesisHash(genesis.hash);
   const to = await store.head();
-  const snapshot = await store.snapshot();
+  const snapshot = opts.useSnapshot === false ? undefined : await store.snapshot();
   if (snapshot !== undefined) {
     const exchange = restoreExchange(genesis.exchange, snapshot.state);
     if (exchange.height !== snapshot.head.height) {
       throw new NodeStartError(`the state snapshot is at height ${exchange.height} but names head ${snapshot.head.height}: the data directory is inconsistent`);
     }
-    return { exchange, from: snapshot.head, to };
+    const hash = snapshot.stateHash === undefined ? undefined : stateHash(exchange.state);
+    if (hash === snapshot.stateHash) return { exchange, from: snapshot.head, to };
+    opts.warn?.(`the state snapshot at height ${snapshot.head.height} in ${store.path} hashes to ${hash}, not to the ${snapshot.stateHash} recorded with it: ignoring it and replaying every block from genesis`);
   }
   const exchange = Exchange.fromGenesis(genesis.exchange, genesis.balances, genesis.file.genesisTime);
   const from: StoredHead = { height: 0, hash: genesis.hash, time: genesis.file.genesisTime, appHash: stateHash(exchange.state), fillSeq: 0 };
@@ -402,7 +410,7 @@ export class SvcNode {
     const indexerStarting = config.history ? IndexerClient.start(config.indexerDb === null ? { kind: 'level', path: join(config.dataDir, 'history') } : { kind: 'postgres', url: config.indexerDb }, config.log) : null;
     indexerStarting?.catch(() => {}); // awaited (and its failure reported) below
     cleanups.push(async () => (await indexerStarting?.catch(() => null))?.close());
-    const { exchange, from, to } = await openChainState(store, genesis);
+    const { exchange, from, to } = await openChainState(store, genesis, { warn: config.logger?.warn ?? config.log });
     const metrics = config.metricsPort === null ? null : new NodeMetrics({
       chainId: genesis.file.chainId, network: genesis.file.network, validatorKey: key.publicKey, genesisHash: genesis.hash,
     });

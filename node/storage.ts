@@ -30,6 +30,8 @@ export interface StoredBlock {
 export interface StoredSnapshot {
   readonly head: StoredHead;
   readonly state: Json;
+  /** `stateHash` of the state (absent in snapshots of older versions): checked when it is restored. */
+  readonly stateHash?: string;
 }
 
 export interface OrderStatusRecord {
