@@ -7,6 +7,7 @@ import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
 import { OPS_USAGE, opsLogger, opsNodeConfig, takeOpsFlags } from './ops-flags.ts';
 import { runStatus } from './status.ts';
+import { runVerify } from './verify.ts';
 import { processIo, type Io } from './trade/io.ts';
 
 /** The client commands (cli/trade/, loaded only when one runs: node commands start without it). */
@@ -21,6 +22,7 @@ Commands:
   init      create a home directory to join an existing network
   keys      trading keys: new, import (mnemonic or private key), list; with --home: a node's validator key
   status    show a running node's height, peers, sync state and versions
+  verify    rebuild a stopped node's state from its snapshot and from genesis, and compare
   help      show this help
 
 Client commands (against a node, --node URL, default the local devnet at http://127.0.0.1:4001):
@@ -125,6 +127,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       }
       case 'status':
         return await runStatus(rest, out);
+      case 'verify':
+        return await runVerify(rest, out);
       case undefined:
       case 'help':
       case '--help':

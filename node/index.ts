@@ -21,3 +21,4 @@ export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';
 export { EvmActionLog, decodeAction, runEvmActions, evmActionHash, ACTION_IDS, ACTION_VERSION, type ActionContext, type EvmActionRecord } from './evm-actions.ts';
 export { ExchangeViewWindow, VIEW_WINDOW, validatorAddress } from './exchange-view.ts';
 export { encodeDevnetTx, decodeDevnetTx, acceptDevnetTx } from './devnet-tx.ts';
+export { verifyDataDir, scanStoredActions, type VerifyReport, type VerifyOptions, type RebuiltState } from './verify.ts';
