@@ -3,6 +3,7 @@ import { benchAbuse } from './abuse.ts';
 import { benchClearinghouse } from './clearinghouse.ts';
 import { benchConsensus } from './consensus.ts';
 import { benchConsensusNode } from './consensus-node.ts';
+import { benchCrash } from './crash.ts';
 import { benchEvmActions } from './evm-actions.ts';
 import { benchEvmExec } from './evm-exec.ts';
 import { benchEvmTrace } from './evm-trace.ts';
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'history-store': benchHistoryStore,
   fuzz: benchFuzz,
   abuse: benchAbuse,
+  crash: benchCrash,
   tls: benchTls,
 };
 
