@@ -6,10 +6,10 @@
 // state rebuilt as start-up does equals the state rebuilt from genesis and the blocks alone
 // (node/verify.ts). After each restart the node reports a height no lower than before the kill
 // (a validator of four catches up with the others). Some kills also tear the last write of one
-// of the node's files (its LevelDB logs, the consensus WAL): the node must repair it (the torn
-// write is lost, nothing before it) or refuse to start naming the file.
+// of the node's files (its LevelDB logs, the consensus WAL; cut short or a byte flipped): the node
+// must repair it (the damaged write is lost, nothing before it) or refuse to start naming the file.
 import { fork, type ChildProcess } from 'node:child_process';
-import { cp, readdir, rm, stat, truncate } from 'node:fs/promises';
+import { cp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanStoredActions, verifyDataDir } from '../../node/index.ts';
@@ -114,15 +114,25 @@ async function newest(dir: string, suffix: string): Promise<string | null> {
   return names.length === 0 ? null : join(dir, names[names.length - 1] as string);
 }
 
-/** Cuts 1..64 bytes off the end of the file's last write; returns what was cut, or null when there was nothing to cut. */
-async function tearTail(file: TornFile, dataDir: string, rand: () => number): Promise<string | null> {
+/**
+ * Damages the file's last write: cuts 1..64 bytes off its end (a torn write), or flips a byte in
+ * its last 64 (a corrupted one). Returns what was done, or null when the file is empty.
+ */
+async function tearTail(file: TornFile, dataDir: string, rand: () => number, flip: boolean): Promise<string | null> {
   const path = file === 'wal' ? join(dataDir, 'consensus.wal') : await newest(join(dataDir, file), '.log');
   if (path === null) return null;
   const size = (await stat(path).catch(() => null))?.size ?? 0;
   if (size === 0) return null;
-  const cut = 1 + Math.floor(rand() * Math.min(64, size));
-  await truncate(path, size - cut);
-  return `${path.slice(dataDir.length + 1)}: ${cut} of ${size} bytes cut`;
+  const n = 1 + Math.floor(rand() * Math.min(64, size));
+  const name = path.slice(dataDir.length + 1);
+  if (!flip) {
+    await truncate(path, size - n);
+    return `${name}: ${n} of ${size} bytes cut`;
+  }
+  const bytes = await readFile(path);
+  bytes[size - n] = (bytes[size - n] as number) ^ 0x5a;
+  await writeFile(path, bytes);
+  return `${name}: byte ${size - n} of ${size} flipped`;
 }
 
 export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport> {
@@ -206,7 +216,9 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
         for (const k of acknowledged) if (!inChain.has(k) && !excused.has(k)) problems.push(`kill ${kill}: acknowledged action ${k} is not in the stored blocks`);
       }
       if (tearing) {
-        const cut = await tearTail(tearFile, dir, rand);
+        // Torn and corrupted writes alternate while the files go round (three files: each gets both in six).
+        const flip = Math.floor(kill / opts.tearEvery) % 2 === 0;
+        const cut = await tearTail(tearFile, dir, rand, flip);
         if (cut !== null) torn = cut;
       }
       const r0 = performance.now();
