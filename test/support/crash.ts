@@ -216,8 +216,9 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
         for (const k of acknowledged) if (!inChain.has(k) && !excused.has(k)) problems.push(`kill ${kill}: acknowledged action ${k} is not in the stored blocks`);
       }
       if (tearing) {
-        // Torn and corrupted writes alternate while the files go round (three files: each gets both in six).
-        const flip = Math.floor(kill / opts.tearEvery) % 2 === 0;
+        // Each file alternates between a torn and a corrupted last write, neighbours starting apart.
+        const nth = Math.floor(kill / opts.tearEvery) - 1;
+        const flip = (Math.floor(nth / opts.tear.length) + (nth % opts.tear.length)) % 2 === 1;
         const cut = await tearTail(tearFile, dir, rand, flip);
         if (cut !== null) torn = cut;
       }
