@@ -2,7 +2,8 @@
 // one that spends its gas on storage writes and hashing (what contracts mostly do), one on a tight
 // arithmetic loop (the most opcode steps per gas, the struct logger's worst case). Each with the
 // struct logger and callTracer; the median of 5 requests, wall clock and the CPU this process
-// (node and client together) used for it.
+// (node and client together) used for it; and the same call by eth_call without a tracer, the
+// interpreter's own time.
 import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,13 @@ export async function benchEvmTrace(): Promise<void> {
     for (const fn of (process.env.BENCH_TRACE_FNS ?? 'store,spin').split(',')) {
       const n = await sizeFor(p, to, iface, fn, 1_000_000n);
       const receipt = await (await w.sendTransaction({ to, data: iface.encodeFunctionData(fn, [n]), gasLimit: 1_000_000n })).wait();
+      // The floor: the same call without a tracer (eth_call at the transaction's parent block).
+      const calls: number[] = [];
+      for (let i = 0; i < Number(process.env.BENCH_TRACE_RUNS ?? 5); i++) {
+        calls.push((await rpc(url, 'eth_call', [{ from: w.address, to, data: iface.encodeFunctionData(fn, [n]), gas: '0xf4240' }, `0x${(receipt!.blockNumber - 1).toString(16)}`])).ms);
+      }
+      calls.sort((a, b) => a - b);
+      console.log(`${fn}(${n}): eth_call without a tracer: median ${calls[Math.floor(calls.length / 2)]!.toFixed(1)} ms (min ${calls[0]!.toFixed(1)})`);
       for (const [tracer, config] of [['struct logger', {}], ['callTracer', { tracer: 'callTracer' }]] as const) {
         const runs: number[] = [];
         const cpu: number[] = [];

@@ -14,5 +14,5 @@ export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';
 export { CORE_WRITER, CORE_WRITER_CODE_HEX, RAW_ACTION_TOPIC, SEND_RAW_ACTION_SELECTOR, BURN_WORDS, rawActionOf } from './core-writer.ts';
 export { impersonatedTxBytes, type DevnetOp, type EvmClock, type ImpersonatedFields } from './devnet.ts';
-export { makeTracer, MAX_STRUCT_LOGS, type TraceConfig, type Tracer } from './trace.ts';
+export { makeTracer, traceRun, MAX_STRUCT_LOGS, type TraceConfig, type Tracer } from './trace.ts';
 export { traceStoredBlock, type TxTrace } from './trace-run.ts';

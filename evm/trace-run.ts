@@ -8,7 +8,7 @@ import { runTx } from '@ethereumjs/vm';
 import { bytesToHex } from '../primitives/index.ts';
 import { impersonate, type EvmChain } from './chain.ts';
 import type { StoredEvmBlock } from './store.ts';
-import { makeTracer, type TraceConfig } from './trace.ts';
+import { traceRun, type TraceConfig, type Tracer } from './trace.ts';
 
 export interface TxTrace {
   readonly txHash: string;
@@ -33,16 +33,31 @@ export async function traceStoredBlock(chain: EvmChain, found: { block: Block; s
     if (stored === undefined) break;
     const tx = createTxFromRLP(stored.serialize(), { common: chain.txCommon, freeze: false });
     impersonate(tx, found.stored.senders[i] as string);
-    const traced = !onlyLast || i === last;
-    const tracer = traced ? makeTracer(config) : null;
-    tracer?.attach(vm.evm);
-    try {
-      const r = await runTx(vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
-      gasUsed += r.totalGasSpent;
-      if (tracer !== null) out.push({ txHash: bytesToHex(stored.hash()), result: tracer.result(r) });
-    } finally {
-      tracer?.detach(vm.evm);
+    const run = async (tracer: Tracer | null) => {
+      tracer?.attach(vm.evm);
+      try {
+        return await runTx(vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+      } finally {
+        tracer?.detach(vm.evm);
+      }
+    };
+    if (onlyLast && i !== last) {
+      gasUsed += (await run(null)).totalGasSpent;
+      continue;
     }
+    // Each traced run from the same state: a checkpoint reverted when the trace runs again.
+    let spent = 0n;
+    let runs = 0;
+    const result = await traceRun(config, async (tracer) => {
+      if (runs++ > 0) await vm.stateManager.revert();
+      await vm.stateManager.checkpoint();
+      const r = await run(tracer);
+      spent = r.totalGasSpent;
+      return r;
+    });
+    await vm.stateManager.commit();
+    gasUsed += spent;
+    out.push({ txHash: bytesToHex(stored.hash()), result });
   }
   return out;
 }

@@ -27,30 +27,56 @@ export interface Tracer {
   detach(evm: EVMInterface): void;
   /** The trace of the run, once it is over. */
   result(run: RunTxResult): unknown;
+  /**
+   * After a run: the trace could not be told exactly without the interpreter's steps; run it
+   * again with `makeTracer(config, true)` (`traceRun` does).
+   */
+  readonly inexact: boolean;
 }
 
-export function makeTracer(config: TraceConfig): Tracer {
-  return config.tracer === 'callTracer' ? new CallTracer(config) : new StructLogger(config);
+/**
+ * `steps`: listen to every opcode even where the tracer could do without. The interpreter's step
+ * event copies the stack and memory and awaits a promise per opcode (about 3 µs a step, ten times
+ * the step itself), so the callTracer listens to messages only, and asks for a second, stepped
+ * run in the rare case a message leaves its call opcode open.
+ */
+export function makeTracer(config: TraceConfig, steps = false): Tracer {
+  return config.tracer === 'callTracer' ? new CallTracer(config, steps || config.withLog === true) : new StructLogger(config);
 }
 
-/** A tracer fed by the interpreter's events: each step, and each message's start and end. */
+/**
+ * A traced run: `run` runs the transaction with the tracer attached, and must be repeatable (each
+ * run from the same state); it runs again with steps when the first trace is inexact.
+ */
+export async function traceRun(config: TraceConfig, run: (tracer: Tracer) => Promise<RunTxResult>): Promise<unknown> {
+  let tracer = makeTracer(config);
+  let r = await run(tracer);
+  if (tracer.inexact) {
+    tracer = makeTracer(config, true);
+    r = await run(tracer);
+  }
+  return tracer.result(r);
+}
+
+/** A tracer fed by the interpreter's events: each message's start and end, and each step unless `steps` is off. */
 abstract class EventTracer implements Tracer {
   private readonly onStep = (s: InterpreterStep) => this.step(s);
   private readonly onBefore = (m: Message) => this.before(m);
   private readonly onAfter = (r: EVMResult) => this.after(r);
+  inexact = false;
 
-  constructor(protected readonly config: TraceConfig) {}
+  constructor(protected readonly config: TraceConfig, private readonly steps = true) {}
 
   attach(vm: EVMInterface): void {
     const evm = vm as EVM;
-    evm.events.on('step', this.onStep);
+    if (this.steps) evm.events.on('step', this.onStep);
     evm.events.on('beforeMessage', this.onBefore);
     evm.events.on('afterMessage', this.onAfter);
   }
 
   detach(vm: EVMInterface): void {
     const evm = vm as EVM;
-    evm.events.off('step', this.onStep);
+    if (this.steps) evm.events.off('step', this.onStep);
     evm.events.off('beforeMessage', this.onBefore);
     evm.events.off('afterMessage', this.onAfter);
   }
@@ -90,9 +116,12 @@ function memoryWords(m: Uint8Array): string[] {
 }
 
 /** geth's words for an EVM error. */
+/** ethereumjs's words for an EVM error, and geth's where they differ. */
+const GETH_ERRORS: Record<string, string> = { revert: 'execution reverted', 'static state change': 'write protection' };
+
 function errorText(e: { error: string } | undefined): string | undefined {
   if (e === undefined) return undefined;
-  return e.error === 'revert' ? 'execution reverted' : e.error;
+  return GETH_ERRORS[e.error] ?? e.error;
 }
 
 interface StructLog {
@@ -122,6 +151,8 @@ class StructLogger extends EventTracer {
   private depth = 0;
   /** Each frame's return-data buffer (what its last call returned), by depth. */
   private readonly returnData: string[] = [];
+  /** The last SSTORE recorded: undone when it turns out to be the step that failed (a write in a static call). */
+  private lastStore: { log: StructLog; map: Record<string, string>; key: string; before: string | undefined } | null = null;
 
   protected before(): void {
     this.depth += 1;
@@ -150,6 +181,10 @@ class StructLogger extends EventTracer {
       const asked = stack[stack.length - 1] as bigint;
       const most = left - left / 64n;
       cost += asked < most ? asked : most;
+    } else if ((op === 'CREATE' || op === 'CREATE2') && s.gasLeft >= cost) {
+      // A create passes on all but 1/64 of what is left, with no gas argument.
+      const left = s.gasLeft - cost;
+      cost += left - left / 64n;
     }
     const log = { pc: s.pc, op, gas: Number(s.gasLeft), gasCost: Number(cost), depth } as StructLog;
     if (this.config.disableStack !== true) {
@@ -165,7 +200,9 @@ class StructLogger extends EventTracer {
         this.pendingLoad = { log, address, key: word(stack[stack.length - 1] as bigint), depth };
       } else if (op === 'SSTORE' && stack.length > 1) {
         const map = this.contractStorage(address);
-        map[word(stack[stack.length - 1] as bigint)] = word(stack[stack.length - 2] as bigint);
+        const key = word(stack[stack.length - 1] as bigint);
+        this.lastStore = { log, map, key, before: map[key] };
+        map[key] = word(stack[stack.length - 2] as bigint);
         log.storage = { ...map };
       }
     }
@@ -187,9 +224,19 @@ class StructLogger extends EventTracer {
     const err = r.execResult.exceptionError;
     const last = this.lastAt[this.depth];
     this.depth -= 1;
-    if (this.depth > 0) this.returnData[this.depth] = bytesToHex(r.execResult.returnValue);
+    // A create that succeeds leaves the caller's return data empty (EIP-211); its code is not return data.
+    const created = r.createdAddress !== undefined && err === undefined;
+    if (this.depth > 0) this.returnData[this.depth] = created ? '0x' : bytesToHex(r.execResult.returnValue);
     // A frame that failed (out of gas, invalid opcode, ...; not a revert) failed at its last step: geth marks that entry.
-    if (err !== undefined && err.error !== 'revert' && last !== undefined && last.error === undefined) last.error = errorText(err);
+    if (err !== undefined && err.error !== 'revert' && last !== undefined && last.error === undefined) {
+      last.error = errorText(err);
+      const store = this.lastStore;
+      if (store !== null && store.log === last) {
+        if (store.before === undefined) delete store.map[store.key];
+        else store.map[store.key] = store.before;
+        if (last.storage !== undefined) last.storage = { ...store.map };
+      }
+    }
   }
 
   result(run: RunTxResult): unknown {
@@ -222,10 +269,35 @@ const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CRE
 /** geth's callTracer: the call tree with gas, input, output, errors and revert reasons (and logs with `withLog`). */
 class CallTracer extends EventTracer {
   private readonly stack: CallFrame[] = [];
+  /** Whether each open frame runs static (parallel to `stack`). */
+  private readonly statics: boolean[] = [];
   private root: CallFrame | null = null;
-  /** The opcode that opened the next frame (the last call-like step seen). */
+  /** The opcode that opened the next frame (the last call-like step seen), with steps. */
   private lastCallOp = 'CALL';
   private logIndex = 0;
+
+  constructor(config: TraceConfig, private readonly stepped: boolean) {
+    super(config, stepped);
+  }
+
+  /**
+   * The opcode that opened a frame, from its message alone (no steps): exact but for a call from
+   * a static frame (CALL or STATICCALL look the same there) and a call of a contract's own address
+   * (CALL or CALLCODE), which mark the trace inexact.
+   */
+  private callOp(m: Message): string {
+    if (m.to === undefined) return m.salt !== undefined ? 'CREATE2' : 'CREATE';
+    if (m.delegatecall) return 'DELEGATECALL';
+    if (m.isStatic) {
+      if (this.statics[this.statics.length - 1] === true) this.inexact = true;
+      return 'STATICCALL';
+    }
+    if (m.caller.equals(m.to)) {
+      if (m.codeAddress.equals(m.to)) this.inexact = true;
+      else return 'CALLCODE';
+    }
+    return 'CALL';
+  }
 
   protected step(s: InterpreterStep): void {
     const op = s.opcode.name;
@@ -248,8 +320,9 @@ class CallTracer extends EventTracer {
 
   protected before(m: Message): void {
     const top = m.depth === 0;
-    const type = top ? (m.to === undefined ? 'CREATE' : 'CALL') : this.lastCallOp;
-    const code = m.codeAddress.toString();
+    const type = top ? (m.to === undefined ? 'CREATE' : 'CALL') : this.stepped ? this.lastCallOp : this.callOp(m);
+    // A create's message has no code address (ethereumjs throws reading it).
+    const code = m.to === undefined ? '' : m.codeAddress.toString();
     const delegated = type === 'DELEGATECALL' || type === 'CALLCODE';
     const frame: CallFrame = {
       from: delegated ? (m.to?.toString() ?? '') : m.caller.toString(),
@@ -264,16 +337,19 @@ class CallTracer extends EventTracer {
     if (parent === undefined) this.root = frame;
     else if (this.config.onlyTopCall !== true) (parent.calls ??= []).push(frame);
     this.stack.push(frame);
+    this.statics.push(m.isStatic);
   }
 
   protected after(r: EVMResult): void {
+    this.statics.pop();
     const frame = this.stack.pop();
     if (frame === undefined) return;
     const e = r.execResult;
     frame.gasUsed = quantity(e.executionGasUsed);
     if (r.createdAddress !== undefined && frame.to === undefined) frame.to = r.createdAddress.toString();
     const out = e.returnValue;
-    if (out.length > 0 || e.exceptionError?.error === 'revert' || e.exceptionError === undefined) frame.output = bytesToHex(out);
+    // geth omits an empty output.
+    if (out.length > 0) frame.output = bytesToHex(out);
     const err = errorText(e.exceptionError);
     if (err !== undefined) {
       frame.error = err;

@@ -1,7 +1,7 @@
 // debug_trace*: geth's default struct logger and callTracer, in the shapes geth and anvil answer
 // (evm/trace.ts). A stored transaction is traced by running its block again on a copy of the
 // parent's state up to it; a call on a copy of the state at the block asked.
-import { makeTracer, traceStoredBlock, type TraceConfig } from '../../evm/index.ts';
+import { traceRun, traceStoredBlock, type TraceConfig } from '../../evm/index.ts';
 import { RpcError, SERVER_ERROR, invalidParams } from './errors.ts';
 import { callSession, mustResolve, runError, type Handler, type MethodContext } from './methods.ts';
 import { arity, blockRef, hash } from './params.ts';
@@ -49,14 +49,11 @@ const traceCall: Handler = async (p, ctx) => {
   const config = traceConfig(p[2]);
   const overrides = (p[2] as { stateOverrides?: unknown } | undefined)?.stateOverrides;
   const { req, s } = await callSession(ctx, [p[0], p[1] ?? 'latest', overrides]);
-  const tracer = makeTracer(config);
-  let r;
   try {
-    r = await s.run(req, req.gas ?? s.gasCap, tracer);
+    return await traceRun(config, (tracer) => s.run(req, req.gas ?? s.gasCap, tracer));
   } catch (err) {
     throw runError(err);
   }
-  return tracer.result(r);
 };
 
 export const DEBUG_METHODS: Record<string, Handler> = {
