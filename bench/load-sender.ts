@@ -10,8 +10,6 @@ import { loadAction, type LoadMix } from './load-flow.ts';
 export interface SenderConfig {
   readonly id: number;
   readonly transport: 'http' | 'ws';
-  /** Base URLs (http://host:port or ws://host:port/ws), used in turn by the connections. */
-  readonly urls: readonly string[];
   readonly mix: LoadMix;
   /** Actions a second this sender offers; 0: as fast as answered. */
   readonly rate: number;
@@ -131,9 +129,9 @@ class HttpConn {
   }
 }
 
-async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
+async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
   const hostOf = (url: string) => new URL(url).host;
-  frames.forEach((f, k) => (f.bytes = httpRequest(hostOf(cfg.urls[f.account % cfg.urls.length] as string), bodies[k] as string)));
+  frames.forEach((f, k) => (f.bytes = httpRequest(hostOf(urls[f.account % urls.length] as string), bodies[k] as string)));
   bodies.length = 0;
   let next = 0;
   let due = cfg.rate === 0 ? frames.length : 0;
@@ -150,7 +148,7 @@ async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], ta
   };
   const conns = Array.from({ length: Math.max(cfg.conns, accounts) }, (_, i) => {
     const account = i % accounts;
-    const conn = new HttpConn(cfg.urls[account % cfg.urls.length] as string, tally, () => {
+    const conn = new HttpConn(urls[account % urls.length] as string, tally, () => {
       (free[account] as HttpConn[]).push(conn);
       pump();
     });
@@ -171,13 +169,13 @@ async function sendHttp(cfg: SenderConfig, bodies: string[], frames: Frame[], ta
   return next;
 }
 
-async function sendWs(cfg: SenderConfig, bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
+async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
   bodies.forEach((b, k) => ((frames[k] as Frame).bytes = Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":${b}}}`)));
   bodies.length = 0;
   const sentAt = new Float64Array(frames.length);
   const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
     // Connection i carries the accounts i, i + conns, ...; on a testnet it goes to node i mod n.
-    const ws = new WebSocket(cfg.urls[i % cfg.urls.length] as string, { perMessageDeflate: false });
+    const ws = new WebSocket(urls[i % urls.length] as string, { perMessageDeflate: false });
     ws.once('open', () => resolve(ws)).once('error', reject);
   })));
   const inFlight = new Int32Array(cfg.conns);
@@ -246,15 +244,19 @@ async function drain(tally: Tally, sent: () => number): Promise<void> {
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.LOAD_SENDER as string) as SenderConfig;
   // Nonces are planned from when sending will start: estimated from the first signatures' speed.
+  // A quarter of a short run is sample enough: a sample of all of it would sign it twice.
+  const sample = Math.max(1, Math.min(Math.ceil(cfg.count / 4), 1000));
   const t0 = Date.now();
-  signAll({ ...cfg, count: Math.min(cfg.count, 1000) }, t0);
-  const perAction = (Date.now() - t0) / Math.min(cfg.count, 1000);
+  signAll({ ...cfg, count: sample }, t0);
+  const perAction = (Date.now() - t0) / sample;
   const start = Date.now() + perAction * cfg.count * 1.2 + 1500;
   const { frames, bodies } = signAll(cfg, start);
   process.send?.({ kind: 'signed', start });
-  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  // The nodes' base URLs (http://host:port or ws://host:port/ws), used in turn by the connections:
+  // known once the nodes started, which they did while this process signed.
+  const { urls } = await new Promise<{ urls: readonly string[] }>((resolve) => process.once('message', resolve));
   const tally = new Tally();
-  const sent = cfg.transport === 'http' ? await sendHttp(cfg, bodies, frames, tally) : await sendWs(cfg, bodies, frames, tally);
+  const sent = cfg.transport === 'http' ? await sendHttp(cfg, urls, bodies, frames, tally) : await sendWs(cfg, urls, bodies, frames, tally);
   const report: SenderReport = {
     kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: tally.latencies, unanswered: sent - tally.answered,
   };

@@ -11,12 +11,12 @@
 //   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
 //   devnet process (--perf-basic-prof to read it with `perf`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEV_ACCOUNTS } from '../genesis/index.ts';
 import { STAGES, type StageReport } from '../primitives/index.ts';
-import { tempDir } from '../test/support/node.ts';
 import { LOAD_MIXES, type LoadMix } from './load-flow.ts';
 import { processCpu, rssMb, startSvc, startTestnet, stopAll, threadCpu, type NodeProcess } from './processes.ts';
 import type { SenderConfig, SenderReport } from './load-sender.ts';
@@ -109,35 +109,41 @@ async function stages(node: NodeProcess): Promise<StageReport> {
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadReport> {
-  const dir = await tempDir('svc-load-');
+  // Not test/support's tempDir: that module loads the node and ethers, which this process (and
+  // load-short.test.ts) never runs.
+  const dir = await mkdtemp(join(tmpdir(), 'svc-load-'));
   let nodes: NodeProcess[] = [];
   // Node flags for the devnet, or the first validator: the profile, and LOAD_EXEC_ARGV.
   const firstArgv = [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...(process.env.LOAD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')];
   const senders: ChildProcess[] = [];
   try {
-    nodes = o.net === 'devnet'
-      ? [await startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], firstArgv)]
-      : await startTestnet(dir, 4, (i) => (i === 0 ? firstArgv : []));
-    const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
+    // The senders sign while the nodes start (each takes seconds); they get the URLs with `connect`.
+    const starting = o.net === 'devnet'
+      ? startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], firstArgv).then((n) => [n])
+      : startTestnet(dir, 4, (i) => (i === 0 ? firstArgv : []));
+    starting.catch(() => {}); // awaited below
     // Accounts split between the senders (each signs for its own, so their nonces never collide).
     const perSender = Math.floor(Math.min(10, DEV_ACCOUNTS.length) / o.senders);
     const expected = o.rate > 0 ? o.rate : o.mix === 'batch' ? 6000 : 12_000;
     for (let i = 0; i < o.senders; i++) {
       const rate = o.rate / o.senders;
       senders.push(sender({
-        id: i, transport: o.transport, urls, mix: o.mix, rate, seconds: o.seconds,
+        id: i, transport: o.transport, mix: o.mix, rate, seconds: o.seconds,
         count: Math.ceil(((o.rate > 0 ? o.rate : expected * 1.5) * o.seconds) / o.senders),
         plannedRate: expected / o.senders, conns: o.conns, window: o.window, accounts: [i * perSender, perSender],
       }));
     }
     const signStarted = Date.now();
-    const signed = await Promise.all(senders.map((s) => nextMessage<{ start: number }>(s, 'signed')));
-    const signSeconds = (Date.now() - signStarted) / 1000;
+    const signing = Promise.all(senders.map((s) => nextMessage<{ start: number }>(s, 'signed'))).then((signed) => ({ signed, signSeconds: (Date.now() - signStarted) / 1000 }));
+    signing.catch(() => {}); // awaited below
+    nodes = await starting; // on failure the senders are killed below
+    const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
+    const { signed, signSeconds } = await signing;
     // Nonces were planned from `start`: sending begins then (never more than a few seconds off).
     const start = Math.min(...signed.map((s) => s.start));
     if (Date.now() < start - 1000) await new Promise((r) => setTimeout(r, start - 1000 - Date.now()));
     const ready = senders.map((s) => nextMessage(s, 'ready'));
-    for (const s of senders) s.send({ kind: 'connect' });
+    for (const s of senders) s.send({ kind: 'connect', urls });
     await Promise.all(ready);
     const pids = nodes.map((n) => n.proc.pid as number);
     const stages0 = await stages(nodes[0] as NodeProcess);

@@ -2,9 +2,9 @@
 export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig, type NodeBridgeChain } from './node.ts';
 export { bridgeSignerKey, type BridgeSignerKey } from './bridge/signer-key.ts';
 export type { BridgeChainConfig } from './bridge/relayer.ts';
-export { BRIDGE_ABI } from './bridge/abi.ts';
+export { BRIDGE_ABI } from './bridge/abi-text.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
-export { WorkerPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
+export { WorkerPoolRecovery, BackgroundPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';

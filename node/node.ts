@@ -13,9 +13,10 @@ import {
 } from '../exchange/index.ts';
 import { DEV_ACCOUNTS, loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
 import { EthServer, Limits, RestServer, SPEC_RATE_LIMITS, TlsFront, WsServer, type ExchangeRequest, type RateLimitConfig } from '../rpc/index.ts';
-import { BridgeRelayer, type BridgeChainConfig } from './bridge/relayer.ts';
+// The relayer and the devnet's bridge deployment load ethers (most of a second of module loading
+// at every start): they are imported only by a node that has bridge chains.
+import type { BridgeRelayer, BridgeChainConfig } from './bridge/relayer.ts';
 import { bridgeSignerKey } from './bridge/signer-key.ts';
-import { devBridge, deployerKey } from './bridge/dev-deploy.ts';
 import { EvmChain, EvmStore, exchangePrecompiles } from '../evm/index.ts';
 import { ExchangeViewWindow } from './exchange-view.ts';
 import { EvmPool } from './evm-pool.ts';
@@ -26,7 +27,7 @@ import { Chain } from './chain.ts';
 import { EventBus } from './event-bus.ts';
 import { Mempool } from './mempool.ts';
 import { CANDLE_INTERVALS, CandleBook } from './candles.ts';
-import { InlineRecovery, WorkerPoolRecovery, type SignerRecovery } from './signer-pool.ts';
+import { BackgroundPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
 import { DevnetPriceFeeder } from './price-feeder.ts';
 import { decodeSystemTx, encodeOracleTx, verifySystemTx } from './system-tx.ts';
 import { decodeRequest, isEvmTx } from './tx-codec.ts';
@@ -219,15 +220,15 @@ function lockDataDir(dataDir: string): DataLock {
   }
 }
 
-/** Signer recovery on worker threads; inline when `signerWorkers` is 0 or workers cannot start. */
-async function startRecovery(auth: AuthConfig, config: NodeConfig): Promise<SignerRecovery> {
+/**
+ * Signer recovery on worker threads; inline when `signerWorkers` is 0 or workers cannot start,
+ * and while they boot (the node does not wait for them: BackgroundPoolRecovery).
+ */
+function startRecovery(auth: AuthConfig, config: NodeConfig): SignerRecovery {
   if (config.signerWorkers === 0) return new InlineRecovery(auth);
-  try {
-    return await WorkerPoolRecovery.start(auth, config.signerWorkers);
-  } catch (err) {
-    (config.logger?.warn ?? config.log)(`signer workers could not start (${(err as Error).message}); recovering on the main thread`);
-    return new InlineRecovery(auth);
-  }
+  return new BackgroundPoolRecovery(auth, config.signerWorkers, (err) => {
+    (config.logger?.warn ?? config.log)(`signer workers could not start (${err.message}); recovering on the main thread`);
+  });
 }
 
 /** The chains the relayer watches; on a devnet, the bridges it deploys (or deployed before) on local chains. */
@@ -240,6 +241,7 @@ async function setUpBridgeChains(config: NodeConfig, genesis: LoadedGenesis, key
     }
     if (genesis.file.network !== 'local') throw new NodeStartError(`the node deploys a bridge only on a local network; give ${c.url} its contract`);
     try {
+      const { devBridge, deployerKey } = await import('./bridge/dev-deploy.ts');
       const deployed = await devBridge({
         url: c.url, dataDir: config.dataDir, deployer: deployerKey(DEV_ACCOUNTS[0]?.privateKey as string), signer: bridgeSignerKey(key).address,
         serviceChainId: genesis.file.chainId, mintTo: DEV_ACCOUNTS.map((a) => a.address.toLowerCase()), log: config.log,
@@ -434,7 +436,7 @@ export class SvcNode {
       literalNonceBinding: genesis.file.auth.literalNonceBinding,
       hyperliquid: genesis.hyperliquidChains.length === 0 ? null : { chains: genesis.hyperliquidChains },
     };
-    const recovery = await startRecovery(auth, config);
+    const recovery = startRecovery(auth, config);
     cleanups.push(() => recovery.close()); // its worker threads would keep a failed start's process alive
     // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.
     const p2p = config.p2p;
@@ -536,7 +538,7 @@ export class SvcNode {
       engine.notifyTxs();
       transport?.broadcastTx(bytes);
     };
-    const relayer = bridgeChains.length === 0 ? null : new BridgeRelayer(bridgeChains, {
+    const relayer = bridgeChains.length === 0 ? null : new (await import('./bridge/relayer.ts')).BridgeRelayer(bridgeChains, {
       exchange, validatorKey: key, signer: bridgeSignerKey(key), serviceChainId: genesis.file.chainId, submit: submitSystem,
       dataDir: config.dataDir, log: config.log, now: config.now, pollMs: config.bridgePollMs,
     });

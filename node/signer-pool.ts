@@ -92,14 +92,22 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return n;
   }
 
-  /** Starts `size` workers and waits until each is ready. */
-  static async start(auth: AuthConfig, size: number): Promise<WorkerPoolRecovery> {
+  /**
+   * Starts `size` workers and waits until each is ready. Aborting `signal` terminates the workers
+   * and rejects (a node stopped while its pool was still booting).
+   */
+  static async start(auth: AuthConfig, size: number, signal?: AbortSignal): Promise<WorkerPoolRecovery> {
     const made: { pool?: WorkerPoolRecovery } = {}; // the answer handlers flush through it
+    const workers: Worker[] = [];
+    const abort = () => void Promise.all(workers.map((w) => w.terminate()));
+    signal?.addEventListener('abort', abort, { once: true });
     const lanes = await Promise.all(
-      Array.from({ length: size }, async () => {
+      Array.from({ length: size }, async (): Promise<Lane> => {
         const worker = new Worker(new URL('./signer-worker-entry.js', import.meta.url), { workerData: { auth } });
+        workers.push(worker);
         await new Promise<void>((resolve, reject) => {
           worker.once('error', reject);
+          worker.once('exit', (code) => reject(new Error(`signer worker exited (${code}) before it was ready`)));
           worker.once('message', (m: { ready: true; tid: number | null }) => {
             nameThread(m.tid, 'signer worker');
             resolve();
@@ -125,7 +133,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
         });
         return lane;
       }),
-    );
+    ).catch((err: unknown) => {
+      abort(); // the workers that did start would keep the process alive
+      throw err;
+    }).finally(() => signal?.removeEventListener('abort', abort));
     made.pool = new WorkerPoolRecovery(lanes);
     return made.pool;
   }
@@ -226,5 +237,65 @@ export class WorkerPoolRecovery implements SignerRecovery {
       for (const p of lane.evmPending) p.resolve(null);
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
+  }
+}
+
+/**
+ * The pool once its workers are ready, inline recovery until then: the node serves without
+ * waiting for the workers to boot (each loads the sources again, about a second of CPU), and a
+ * pool that cannot start leaves the node on inline recovery for good (`onFail` says so).
+ */
+export class BackgroundPoolRecovery implements SignerRecovery {
+  private current: SignerRecovery;
+  private readonly starting: Promise<void>;
+  private readonly abort = new AbortController();
+
+  constructor(auth: AuthConfig, size: number, onFail: (err: Error) => void) {
+    this.current = new InlineRecovery(auth);
+    this.starting = WorkerPoolRecovery.start(auth, size, this.abort.signal).then(
+      (pool) => {
+        if (this.abort.signal.aborted) return pool.close();
+        this.current = pool;
+      },
+      (err: Error) => {
+        if (!this.abort.signal.aborted) onFail(err);
+      },
+    );
+  }
+
+  /** Settles once the pool serves, or once recovery stays inline. */
+  ready(): Promise<void> {
+    return this.starting;
+  }
+
+  /** Whether the workers serve (false while they boot, or when they could not start). */
+  get pooled(): boolean {
+    return this.current instanceof WorkerPoolRecovery;
+  }
+
+  recover(req: SignedFields, binding: Binding): Promise<string | null> {
+    return this.current.recover(req, binding);
+  }
+
+  recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
+    return this.current.recoverAndEncode(req);
+  }
+
+  recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
+    return this.current.recoverEvm(sig);
+  }
+
+  candidates(tx: Uint8Array): Promise<string[]> {
+    return this.current.candidates(tx);
+  }
+
+  queueLength(): number {
+    return this.current.queueLength();
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    await this.starting;
+    await this.current.close();
   }
 }

@@ -13,7 +13,7 @@
 // string. Text that would not ("+1", ".5", "1e3", "007", "-0") is refused on write rather than
 // silently rewritten. int8 columns come back as numbers (times, ids, heights, counts: all safe
 // integers).
-import pg from 'pg';
+import type pg from 'pg';
 import type {
   BookLevelRow, BookSnapshotRow, CandleRow, CoinDailyRow, DailyStatsRow, FundingRow, LiquidationRow, OpenInterestRow, RangeQuery,
   StatsTotals, TradeRow, TransferRow,
@@ -32,10 +32,10 @@ const INT8_OID = 20;
 /** Candle slots joined into one result row. */
 
 /** int8 as a JS number (every int8 this store holds is a safe integer); everything else as pg does. */
-const TYPES = {
+const types = (driver: typeof pg) => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
-};
+    oid === INT8_OID && format !== 'binary' ? Number : driver.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+});
 
 /** A decimal that `numeric` gives back unchanged: optional '-', no leading zeros, no exponent, not negative zero. */
 const CANONICAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
@@ -94,9 +94,13 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async open(): Promise<void> {
-    const pool = new pg.Pool({ connectionString: this.url, max: this.opts.poolSize ?? 4, types: TYPES });
+    // `pg` loads here, not with the module: the node's public surface exports this store, and
+    // every node process (nearly all with the level store) would load the driver at start.
+    const { default: driver } = await import('pg');
+    const parsers = types(driver);
+    const pool = new driver.Pool({ connectionString: this.url, max: this.opts.poolSize ?? 4, types: parsers });
     pool.on('error', () => {}); // an idle client's connection dropped: the pool replaces it
-    const client = new pg.Client({ connectionString: this.url, types: TYPES });
+    const client = new driver.Client({ connectionString: this.url, types: parsers });
     // The lock lives as long as this connection: once it errors or ends, this store no longer writes.
     client.on('error', (e) => {
       this.lost ??= e;

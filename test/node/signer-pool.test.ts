@@ -2,7 +2,7 @@
 import { Wallet, Signature } from 'ethers';
 import t from 'tap';
 import { exchangeDomain, recoverSigner, type AuthConfig } from '../../exchange/index.ts';
-import { InlineRecovery, WorkerPoolRecovery } from '../../node/index.ts';
+import { BackgroundPoolRecovery, InlineRecovery, WorkerPoolRecovery } from '../../node/index.ts';
 import { signRequest } from '../support/signing.ts';
 
 const AUTH: AuthConfig = { domain: exchangeDomain(42069), source: 'b', literalNonceBinding: true, hyperliquid: { chains: ['Mainnet', 'Testnet'] } };
@@ -131,4 +131,32 @@ t.test('Hyperliquid-dialect requests: candidates under both chains, the same on 
     t.same(await pool.candidates(out.tx!.bytes), out.candidates, 'the block path finds the same candidates');
     t.equal(recoverSigner(AUTH, req, 'action'), null, "the spec's schemes never recover a dialect request");
   }
+});
+
+t.test('a node does not wait for its workers: inline recovery until the pool is ready, then the pool', async (t) => {
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const req = await signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: 3 }] }, 1_767_225_600_300);
+  const failures: Error[] = [];
+  const recovery = new BackgroundPoolRecovery(AUTH, 1, (err) => failures.push(err));
+  t.teardown(() => recovery.close());
+  t.notOk(recovery.pooled, 'the workers are still booting');
+  t.equal(await recovery.recover(req, 'action'), wallet.address.toLowerCase(), 'answered inline meanwhile');
+  await recovery.ready();
+  t.ok(recovery.pooled, 'then the pool serves');
+  t.equal(await recovery.recover(req, 'action'), wallet.address.toLowerCase());
+  t.same(await recovery.recoverAndEncode(req), await new InlineRecovery(AUTH).recoverAndEncode(req));
+  t.same(failures, []);
+
+  const stoppedEarly = new BackgroundPoolRecovery(AUTH, 2, (err) => failures.push(err));
+  await stoppedEarly.close(); // terminates the booting workers: the test process would not exit otherwise
+  t.notOk(stoppedEarly.pooled);
+  t.same(failures, [], 'a pool stopped while booting is no failure');
+
+  // Workers that cannot start (workerData that does not clone): inline for good, and said once.
+  const broken = new BackgroundPoolRecovery({ ...AUTH, unclonable: () => 0 } as AuthConfig, 1, (err) => failures.push(err));
+  await broken.ready();
+  t.notOk(broken.pooled);
+  t.equal(failures.length, 1, 'the failure is reported');
+  t.equal(await broken.recover(req, 'action'), wallet.address.toLowerCase(), 'and recovery stays inline');
+  await broken.close();
 });
