@@ -37,6 +37,8 @@ import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './
 import { DATA_LOCK_FILE, DataDirLockedError, DataLock } from './data-lock.ts';
 import { MetricsServer, NodeMetrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
+import { NodeStartError } from './start-error.ts';
+import { checkDataDirLogs } from './data-check.ts';
 import { explorerAssets } from '../explorer/index.ts';
 
 export interface NodeConfig {
@@ -146,9 +148,7 @@ function checkTls(config: NodeConfig, genesis: GenesisFile): void {
   throw new NodeStartError(`a ${genesis.network} node serves REST, WebSocket and JSON-RPC over TLS 1.3 only: give it a certificate and key (config.json "tls" or --tls-cert and --tls-key; docs/operations.md), or listen on 127.0.0.1`);
 }
 
-export class NodeStartError extends Error {
-  override readonly name = 'NodeStartError';
-}
+export { NodeStartError };
 
 async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
   const path = join(dataDir, 'validator_key.pem');
@@ -379,6 +379,7 @@ export class SvcNode {
 
   /** Starts the node on a data directory this process holds the lock of. */
   private static async open(config: NodeConfig): Promise<SvcNode> {
+    await checkDataDirLogs(config.dataDir, config.logger?.warn ?? config.log);
     const key = await loadOrCreateKey(config.dataDir);
     const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey, localBridgeSigner: bridgeSignerKey(key).address });
     const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
