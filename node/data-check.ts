@@ -28,8 +28,8 @@ export const STORES: readonly Store[] = [
   {
     dir: 'db',
     holds: 'acknowledged blocks',
-    lost: 'the last block written is lost and the node resumes at the block before it (a block whose write was cut short '
-      + 'had answered none of its actions); a validator of a network fetches it again from its peers',
+    lost: 'the last write (normally the newest block) is lost and the node resumes at the block before it; a block whose '
+      + 'write was cut short had answered none of its actions, and a validator of a network fetches it again from its peers',
     remedy: RESYNC,
   },
   { dir: 'evm', holds: 'EVM blocks', lost: 'the last EVM block written is lost and is executed again from the chain\'s blocks', remedy: RESYNC },
@@ -77,7 +77,8 @@ export async function checkStore(dir: string, store: Store, warn: (line: string)
   }
   if (torn !== null) {
     const { file, check } = torn;
-    warn(`${file}: the last write was cut short (${check.problem} at byte ${check.offset}; ${check.size - check.offset} bytes dropped, ${check.records} whole records kept): ${store.lost}`);
+    const how = UNWRITTEN_TAIL.has(check.problem) ? 'cut short' : 'damaged';
+    warn(`${file}: the last write is ${how} (${check.problem} at byte ${check.offset}; ${check.size - check.offset} bytes dropped, ${check.records} whole records kept): ${store.lost}`);
   }
 }
 
@@ -129,7 +130,9 @@ async function checkManifest(path: string, store: Store, warn: (line: string) =>
     return logs;
   }
   if (check.kind === 'torn' && UNWRITTEN_TAIL.has(check.problem) && logs.complete) {
-    await truncate(path, check.offset);
+    await truncate(path, check.offset).catch((err: Error) => {
+      throw refuse(`ends in an edit cut short (${check.problem} at byte ${check.offset}) that cannot be cut off (${err.message})`);
+    });
     warn(`${path}: LevelDB's last edit of its file list was cut short (${check.problem} at byte ${check.offset}); it is cut off and the database opens at the edit before it, whose files are all there`);
     return logs;
   }

@@ -122,7 +122,7 @@ t.test('a log cut anywhere in its last record is a torn tail; LevelDB keeps the 
     t.same(checkLog(await readFile(copy.log)), { kind: 'torn', size: cut, records: 4, offset: last, problem }, `cut at ${cut}`);
     const { warnings, refused } = await checkDir(copy.dataDir);
     t.equal(refused, null);
-    t.match(warnings, [new RegExp(`^${copy.log}: the last write was cut short \\(${problem} at byte ${last}; ${cut - last} bytes dropped, 4 whole records kept\\): the last block written is lost`)]);
+    t.match(warnings, [new RegExp(`^${copy.log}: the last write is cut short \\(${problem} at byte ${last}; ${cut - last} bytes dropped, 4 whole records kept\\): the last write \\(normally the newest block\\) is lost`)]);
     t.same(await levelKeys(copy.db), image.keys.slice(0, 4), 'LevelDB drops the same record, silently');
   }
   const copy = await copyOf(t, image);
@@ -153,7 +153,7 @@ t.test('a byte flipped in the last record is torn: LevelDB drops that record and
   t.match(checkLog(await readFile(copy.log)), { kind: 'torn', records: 3, offset: image.starts[3], problem: 'checksum mismatch' });
   const { warnings, refused } = await checkDir(copy.dataDir);
   t.equal(refused, null);
-  t.match(warnings, [/000003\.log: the last write was cut short \(checksum mismatch/]);
+  t.match(warnings, [/000003\.log: the last write is damaged \(checksum mismatch/]);
   t.same(await levelKeys(copy.db), image.keys.slice(0, 3));
   t.match(await readFile(join(copy.db, 'LOG'), 'utf8'), /dropping \d+ bytes; Corruption: checksum mismatch/);
 });
@@ -325,7 +325,7 @@ t.test('the logs LevelDB replays, in order: a torn older log with records in a n
 
   await rm(newer);
   await writeFile(join(image.db, '000001.log'), Buffer.alloc(100, 0x55)); // below the MANIFEST's log number
-  t.match((await checkDir(image.dataDir)).warnings, [/000003\.log: the last write was cut short/], 'only the replayed log is read');
+  t.match((await checkDir(image.dataDir)).warnings, [/000003\.log: the last write is cut short/], 'only the replayed log is read');
 });
 
 t.test('CURRENT: missing beside LevelDB files, or naming no MANIFEST, is refused', async (t) => {

@@ -53,7 +53,7 @@ t.test('the last block write cut short: the node warns naming the file, resumes 
   const genesisFile = (await stat(join(dataDir, 'genesis.json'))).ino;
   const lines: string[] = [];
   const { node, client } = await startNode(t, { ...IDLE, dataDir, log: (line) => lines.push(line) });
-  t.match(lines, [new RegExp(`^${log}: the last write was cut short \\(truncated record at byte \\d+; \\d+ bytes dropped, \\d+ whole records kept\\): the last block written is lost`)]);
+  t.match(lines, [new RegExp(`^${log}: the last write is cut short \\(truncated record at byte \\d+; \\d+ bytes dropped, \\d+ whole records kept\\): the last write \\(normally the newest block\\) is lost and the node resumes at the block before it`)]);
   t.equal(node.height, heightA, 'at the block before');
   t.match((await client.info({ type: 'openOrders', user: A })).body, [{ oid: 1, limitPx: '90000' }], 'order 1 is there, order 2 went with its block');
   t.equal((await client.info({ type: 'openOrders', user: A })).body.length, 1);
