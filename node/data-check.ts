@@ -24,7 +24,7 @@ const RESYNC = 'restore the data directory from a backup; or, on a node of a net
   + '(keep validator_key.pem, node_key.hex, consensus.wal and sign_state.json) and start it again to fetch the chain '
   + 'from its peers; a devnet or a network\'s only validator without a backup can only start a new chain (--fresh)';
 
-export const STORES: readonly Store[] = [
+const STORES: readonly Store[] = [
   {
     dir: 'db',
     holds: 'acknowledged blocks',
@@ -49,7 +49,7 @@ export async function checkDataDirLogs(dataDir: string, warn: (line: string) => 
   for (const store of STORES) await checkStore(join(dataDir, store.dir), store, warn);
 }
 
-export async function checkStore(dir: string, store: Store, warn: (line: string) => void): Promise<void> {
+async function checkStore(dir: string, store: Store, warn: (line: string) => void): Promise<void> {
   let names: string[];
   try {
     names = await readdir(dir);
