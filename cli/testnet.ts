@@ -1,14 +1,15 @@
 // `svc testnet`, `svc start`, `svc init`, `svc keys`: multi-validator networks. A home directory
 // holds one node: config.json, genesis.json, validator_key.pem, node_key.hex, and its data.
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { generateValidatorKey, peerIdOfSeed, validatorKeyFromPem, type TimeoutConfig } from '../consensus/index.ts';
+import { peerIdOfSeed, type TimeoutConfig } from '../consensus/index.ts';
 import { registrationBytes } from '../exchange/index.ts';
 import { devnetGenesis, type GenesisFile } from '../genesis/index.ts';
 import { normalizeAddress } from '../primitives/index.ts';
-import { DEFAULT_NODE_CONFIG, SvcNode, bridgeSignerKey, type BridgeChainConfig } from '../node/index.ts';
+import {
+  DEFAULT_NODE_CONFIG, NODE_KEY, NodeStartError, SvcNode, VALIDATOR_KEY, bridgeSignerKey, loadOrCreateKeyFile, writeFileAtomic, type BridgeChainConfig,
+} from '../node/index.ts';
 import { rateLimitsFrom, type RateLimitConfig } from '../rpc/index.ts';
 import { UsageError, indexerDb } from './options.ts';
 import { opsLogger, opsNodeConfig, type OpsConfig, type OpsFlags } from './ops-flags.ts';
@@ -94,27 +95,25 @@ function int(value: unknown, flag: string, min: number, max: number): number {
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
-  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** A JSON file of a home; one that does not parse (a torn or hand-broken file) is refused, naming it. */
+async function readJson<T>(path: string): Promise<T> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new NodeStartError(`${path} is not valid JSON (${(err as Error).message}): restore it, or write it again (svc init, svc testnet)`);
+  }
+}
+
+/** The home's validator and node keys, created (atomically, mode 0600) when absent; a key file that does not parse is refused. */
 async function ensureKeys(home: string): Promise<{ publicKey: string; peerId: string; bridgeSigner: string }> {
   await mkdir(home, { recursive: true });
-  let pem: string;
-  try {
-    pem = await readFile(join(home, 'validator_key.pem'), 'utf8');
-  } catch {
-    pem = generateValidatorKey().exportPem();
-    await writeFile(join(home, 'validator_key.pem'), pem, { mode: 0o600 });
-  }
-  let seedHex: string;
-  try {
-    seedHex = (await readFile(join(home, 'node_key.hex'), 'utf8')).trim();
-  } catch {
-    seedHex = randomBytes(32).toString('hex');
-    await writeFile(join(home, 'node_key.hex'), `${seedHex}\n`, { mode: 0o600 });
-  }
-  const key = validatorKeyFromPem(pem);
-  return { publicKey: key.publicKey, peerId: await peerIdOfSeed(Buffer.from(seedHex, 'hex')), bridgeSigner: bridgeSignerKey(key).address };
+  const key = await loadOrCreateKeyFile(home, VALIDATOR_KEY);
+  const seed = await loadOrCreateKeyFile(home, NODE_KEY);
+  return { publicKey: key.publicKey, peerId: await peerIdOfSeed(seed), bridgeSigner: bridgeSignerKey(key).address };
 }
 
 export async function runTestnet(argv: string[], out: (line: string) => void): Promise<void> {
@@ -167,7 +166,7 @@ export async function runInit(argv: string[], out: (line: string) => void): Prom
   if (v.home === undefined || v.genesis === undefined) throw new UsageError(`--home and --genesis are required\n\n${INIT_USAGE}`);
   const home = resolve(v.home as string);
   const keys = await ensureKeys(home);
-  const genesis = JSON.parse(await readFile(resolve(v.genesis as string), 'utf8')) as GenesisFile;
+  const genesis = await readJson<GenesisFile>(resolve(v.genesis as string));
   const config: HomeConfig = {
     host: '127.0.0.1',
     restPort: v['rest-port'] === undefined ? 4001 : int(v['rest-port'], '--rest-port', 0, 65535),
@@ -199,8 +198,8 @@ export async function runKeys(argv: string[], out: (line: string) => void): Prom
   if (v.operator !== undefined) {
     const operator = normalizeAddress(v.operator);
     if (operator === null) throw new UsageError('--operator must be a 20-byte hex address');
-    const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
-    const key = validatorKeyFromPem(await readFile(join(home, 'validator_key.pem'), 'utf8'));
+    const genesis = await readJson<GenesisFile>(join(home, 'genesis.json'));
+    const key = await loadOrCreateKeyFile(home, VALIDATOR_KEY);
     const signature = key.sign(registrationBytes(genesis.chainId, operator, key.publicKey));
     out(`registerValidator action (sign and send as ${operator}):`);
     out(JSON.stringify({ type: 'registerValidator', pubKey: key.publicKey, signature }));
@@ -247,8 +246,8 @@ export async function runStart(argv: string[], plainOut: (line: string) => void,
   if (v.help === true) return plainOut(START_USAGE), null;
   if (v.home === undefined) throw new UsageError(`--home is required\n\n${START_USAGE}`);
   const home = resolve(v.home as string);
-  const config = JSON.parse(await readFile(join(home, 'config.json'), 'utf8')) as HomeConfig;
-  const genesis = JSON.parse(await readFile(join(home, 'genesis.json'), 'utf8')) as GenesisFile;
+  const config = await readJson<HomeConfig>(join(home, 'config.json'));
+  const genesis = await readJson<GenesisFile>(join(home, 'genesis.json'));
   checkBridgeChains(config.bridgeChains);
   const rateLimits = homeRateLimits(config);
   const logger = opsLogger(ops, config);

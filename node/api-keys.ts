@@ -5,13 +5,12 @@
 // recent create requests so that a replayed one is refused after a restart too. Records are few
 // and held in memory; writes go to disk (fsync) before they are answered.
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Address } from '../primitives/index.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../rpc/index.ts';
+import { API_KEY_MASTER, createKeyFile, readKeyFile } from './key-files.ts';
 import type { LocalKv } from './storage.ts';
 
-export const API_KEY_MASTER_FILE = 'api_key_master.hex';
+export const API_KEY_MASTER_FILE = API_KEY_MASTER.name;
 
 const hex16 = (n: number) => n.toString(16).padStart(16, '0');
 
@@ -32,14 +31,13 @@ export class NodeApiKeyStore implements ApiKeyStore {
 
   private constructor(
     private readonly kv: LocalKv,
-    private readonly masterPath: string,
+    private readonly dataDir: string,
     private master: Buffer | null,
     private readonly nonceWindowMs: number,
   ) {}
 
   static async open(kv: LocalKv, dataDir: string, nonceWindowMs: number, now: number): Promise<NodeApiKeyStore> {
-    const masterPath = join(dataDir, API_KEY_MASTER_FILE);
-    const store = new NodeApiKeyStore(kv, masterPath, await readMaster(masterPath), nonceWindowMs);
+    const store = new NodeApiKeyStore(kv, dataDir, await readKeyFile(dataDir, API_KEY_MASTER), nonceWindowMs);
     for await (const [k, v] of kv.entries({ gt: 'k!', lt: 'k!~' })) {
       const r = v as StoredKey;
       store.remember({ apiKey: k.slice(2), address: r.address, name: r.name, createdAt: r.createdAt, revokedAt: r.revokedAt });
@@ -123,20 +121,15 @@ export class NodeApiKeyStore implements ApiKeyStore {
     this.records.set(r.apiKey, r);
   }
 
-  /** Writes a new master key (mode 0600) the first time a key is created. */
+  /** Writes a new master key (atomically, mode 0600) the first time a key is created. */
   private createMaster(): Promise<Buffer> {
-    this.creatingMaster ??= (async () => {
-      const master = randomBytes(32);
-      try {
-        await writeFile(this.masterPath, `${master.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-        this.master = master;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        this.master = await readMaster(this.masterPath);
-        if (this.master === null) throw new Error(`${this.masterPath} exists but holds no key`, { cause: err });
-      }
-      return this.master;
-    })();
+    this.creatingMaster ??= createKeyFile(this.dataDir, API_KEY_MASTER).then(
+      (master) => (this.master = master),
+      (err: unknown) => {
+        this.creatingMaster = null; // the next key creation tries again
+        throw err;
+      },
+    );
     return this.creatingMaster;
   }
 }
@@ -148,16 +141,4 @@ function stored(r: ApiKeyRecord): StoredKey {
 /** The secret of a key: hex of HMAC-SHA256(master, "svc-api-key-secret:" + api key). */
 function deriveSecret(master: Buffer, apiKey: string): string {
   return createHmac('sha256', master).update(`svc-api-key-secret:${apiKey}`).digest('hex');
-}
-
-async function readMaster(path: string): Promise<Buffer | null> {
-  let text: string;
-  try {
-    text = (await readFile(path, 'utf8')).trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-  if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${path} must hold 64 hex digits (the API key master key)`);
-  return Buffer.from(text, 'hex');
 }

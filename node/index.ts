@@ -1,5 +1,11 @@
 // node/: wiring of storage, mempool, execution, consensus engine and API servers.
-export { SvcNode, DEFAULT_NODE_CONFIG, NodeStartError, type NodeConfig, type NodeBridgeChain } from './node.ts';
+export { SvcNode, DEFAULT_NODE_CONFIG, type NodeConfig, type NodeBridgeChain } from './node.ts';
+export { NodeStartError, DataDirDamagedError } from './start-error.ts';
+export { checkDataDirLogs } from './data-check.ts';
+export { checkLog, BLOCK_SIZE, HEADER_SIZE, type LogCheck, type LogProblem } from './leveldb-log.ts';
+export { crc32c, maskCrc, unmaskCrc } from './crc32c.ts';
+export { writeFileAtomic, writeFileIfChanged } from './atomic-file.ts';
+export { API_KEY_MASTER, NODE_KEY, VALIDATOR_KEY, loadOrCreateKeyFile, readKeyFile, type KeyFile } from './key-files.ts';
 export { bridgeSignerKey, type BridgeSignerKey } from './bridge/signer-key.ts';
 export type { BridgeChainConfig } from './bridge/relayer.ts';
 export { BRIDGE_ABI } from './bridge/abi-text.ts';

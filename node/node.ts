@@ -1,12 +1,11 @@
 // A running node: storage, state, mempool, consensus engine and API servers, wired together.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import {
-  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, WalGuardStore, generateValidatorKey,
-  txHash, validatorKeyFromPem, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
+  BftEngine, DEFAULT_TIMEOUTS, FileGuardStore, FileWal, Libp2pTransport, SignGuard, SoloEngine, WalGuardStore,
+  txHash, type ConsensusEngine, type TimeoutConfig, type ValidatorKey,
 } from '../consensus/index.ts';
 import {
   BRIDGE_TX_WINDOW_MS, Exchange, exchangeDomain, exchangeError, restoreExchange, stateHash, type AuthConfig, type ExchangeError,
@@ -38,6 +37,10 @@ import { IndexerClient, progressReporter, rebuildHistory, sampleBlock } from './
 import { DATA_LOCK_FILE, DataDirLockedError, DataLock } from './data-lock.ts';
 import { MetricsServer, NodeMetrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
+import { NodeStartError } from './start-error.ts';
+import { checkDataDirLogs } from './data-check.ts';
+import { writeFileIfChanged } from './atomic-file.ts';
+import { NODE_KEY, VALIDATOR_KEY, loadOrCreateKeyFile } from './key-files.ts';
 import { explorerAssets } from '../explorer/index.ts';
 
 export interface NodeConfig {
@@ -147,20 +150,10 @@ function checkTls(config: NodeConfig, genesis: GenesisFile): void {
   throw new NodeStartError(`a ${genesis.network} node serves REST, WebSocket and JSON-RPC over TLS 1.3 only: give it a certificate and key (config.json "tls" or --tls-cert and --tls-key; docs/operations.md), or listen on 127.0.0.1`);
 }
 
-export class NodeStartError extends Error {
-  override readonly name = 'NodeStartError';
-}
+export { NodeStartError };
 
 async function loadOrCreateKey(dataDir: string): Promise<ValidatorKey> {
-  const path = join(dataDir, 'validator_key.pem');
-  try {
-    return validatorKeyFromPem(await readFile(path, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const key = generateValidatorKey();
-    await writeFile(path, key.exportPem(), { mode: 0o600 });
-    return key;
-  }
+  return loadOrCreateKeyFile(dataDir, VALIDATOR_KEY);
 }
 
 /** The EVM's store, at the consensus head: an EVM block written above it by a crash is rewound. */
@@ -180,15 +173,7 @@ export async function openEvm(dataDir: string, genesis: LoadedGenesis, views: Ex
 
 /** The node's network identity (libp2p), separate from its validator key: a 32-byte ed25519 seed. */
 async function loadOrCreateNodeKey(dataDir: string): Promise<Uint8Array> {
-  const path = join(dataDir, 'node_key.hex');
-  try {
-    return Uint8Array.from(Buffer.from((await readFile(path, 'utf8')).trim(), 'hex'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const seed = randomBytes(32);
-    await writeFile(path, `${seed.toString('hex')}\n`, { mode: 0o600 });
-    return seed;
-  }
+  return loadOrCreateKeyFile(dataDir, NODE_KEY);
 }
 
 export async function openStore(dataDir: string): Promise<ChainStore> {
@@ -389,6 +374,7 @@ export class SvcNode {
 
   /** Starts the node on a data directory this process holds the lock of. */
   private static async open(config: NodeConfig): Promise<SvcNode> {
+    await checkDataDirLogs(config.dataDir, config.logger?.warn ?? config.log);
     const key = await loadOrCreateKey(config.dataDir);
     const genesis = loadGenesis(config.genesis, { localValidator: key.publicKey, localBridgeSigner: bridgeSignerKey(key).address });
     const solo = genesis.file.validators.length === 0 || (genesis.file.validators.length === 1 && genesis.file.validators[0]?.pubKey === key.publicKey);
@@ -417,7 +403,7 @@ export class SvcNode {
       chainId: genesis.file.chainId, network: genesis.file.network, validatorKey: key.publicKey, genesisHash: genesis.hash,
     });
     if (metrics !== null) cleanups.push(async () => metrics.close());
-    await writeFile(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
+    await writeFileIfChanged(join(config.dataDir, 'genesis.json'), `${JSON.stringify(config.genesis, null, 2)}\n`);
     const mempool = new Mempool(config.mempoolCapacity);
     const bus = new EventBus((err) => (config.logger?.error ?? config.log)(`event subscriber failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     const candles = new CandleBook(exchange);

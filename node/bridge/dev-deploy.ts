@@ -2,10 +2,11 @@
 // account (funded on those chains by the same mnemonic) and remembered in <data dir>/bridge.json,
 // so a restart finds the same contracts. With no token given it deploys TestUSDC and mints each
 // development account 1,000,000 USDC; the validator's bridge signer gets gas for payouts.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContractFactory, Interface, Wallet } from 'ethers';
 import type { Address } from '../../primitives/index.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { ChainRpc } from './json-rpc.ts';
 import { sendTransaction, type BridgeChainConfig } from './relayer.ts';
 import type { BridgeSignerKey } from './signer-key.ts';
@@ -98,8 +99,7 @@ export async function devBridge(o: DevBridgeOptions): Promise<BridgeChainConfig 
   if (fromBlock < 0) fromBlock = bridge.block;
   await receipt(rpc, await sendTransaction(rpc, chainId, o.deployer, o.signer, '0x', SIGNER_GAS));
   const record: DevBridgeRecord = { url: o.url, chainId, contract: bridge.address, token, fromBlock };
-  await writeFile(`${path}.tmp`, `${JSON.stringify([...records, record], null, 2)}\n`);
-  await rename(`${path}.tmp`, path);
+  await writeFileAtomic(path, `${JSON.stringify([...records, record], null, 2)}\n`);
   o.log(`bridge: deployed on chain ${chainId}: SvcBridge ${bridge.address}, USDC ${token}${o.token === undefined ? ' (TestUSDC, 1,000,000 minted to each development account)' : ''}`);
   return { url: o.url, chainId, confirmations: 1, contract: bridge.address, fromBlock, token };
 }

@@ -5,7 +5,7 @@
 // that have a quorum of signatures to the contract. It reads only committed state, and every
 // item it sends is idempotent, so a restart (which rescans from a saved cursor) or a resend
 // credits and releases nothing twice. A chain that cannot be reached stops only its own watcher.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import {
@@ -16,6 +16,7 @@ import type { Address } from '../../primitives/index.ts';
 import type { ValidatorKey } from '../../consensus/index.ts';
 import { encodeBridgeTx } from '../system-tx.ts';
 import { DEPOSIT_TOPIC, VALIDATOR_SET_TOPIC, WITHDRAWAL_TOPIC, bridgeInterface } from './abi.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { ChainRpc } from './json-rpc.ts';
 import type { BridgeSignerKey } from './signer-key.ts';
 
@@ -124,8 +125,7 @@ class ChainWatcher {
   private async saveCursor(chainId: number, value: number): Promise<void> {
     if (value <= this.savedCursor) return;
     const path = this.cursorPath(chainId);
-    await writeFile(`${path}.tmp`, JSON.stringify({ scanned: value }));
-    await rename(`${path}.tmp`, path);
+    await writeFileAtomic(path, JSON.stringify({ scanned: value }));
     this.savedCursor = value;
   }
 
