@@ -1,7 +1,8 @@
 // `svc verify`: checks a stopped node's data directory. The state is rebuilt twice, on a copy:
 // the way start-up does (the last snapshot, then replay of the blocks after it) and from the
 // blocks alone (genesis, then every block), each block checked against the app hash the chain
-// recorded; the two must end in the same head, state hash and EVM state root.
+// recorded; the two must end in the same head, state hash and EVM state root. The databases'
+// write-ahead logs are checked first, as a start checks them.
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,12 +13,14 @@ import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/in
 import { bridgeSignerKey } from './bridge/signer-key.ts';
 import { CandleBook } from './candles.ts';
 import { Chain } from './chain.ts';
+import { checkDataDirLogs } from './data-check.ts';
 import { DataDirLockedError, DataLock } from './data-lock.ts';
 import { EventBus } from './event-bus.ts';
 import { ExchangeViewWindow } from './exchange-view.ts';
 import { Mempool } from './mempool.ts';
 import { NodeStartError, openChainState, openEvm, openStore } from './node.ts';
 import { InlineRecovery } from './signer-pool.ts';
+import { DataDirDamagedError } from './start-error.ts';
 import { decodeRequest } from './tx-codec.ts';
 
 /** The state one way of rebuilding it ends in. */
@@ -132,6 +135,14 @@ export async function verifyDataDir(dataDir: string, opts: VerifyOptions = {}): 
       base = join(work, 'startup');
       await cp(join(dataDir, 'db'), join(base, 'db'), { recursive: true });
       if (existsSync(join(dataDir, 'evm'))) await cp(join(dataDir, 'evm'), join(base, 'evm'), { recursive: true });
+    }
+    // The databases' write-ahead logs, as a start checks them (node/data-check.ts), named as in the directory verified.
+    const named = (text: string) => text.split(base).join(dataDir);
+    try {
+      await checkDataDirLogs(base, (line) => log(`warning: ${named(line)}`));
+    } catch (err) {
+      if (err instanceof DataDirDamagedError) throw new DataDirDamagedError(named(err.file), named(err.message));
+      throw err;
     }
     const failed = (way: string) => (err: unknown): never => {
       throw new NodeStartError(`${dataDir}: rebuilding the state ${way} failed: ${(err as Error).message}`);

@@ -237,6 +237,11 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
       nodes[victim] = restarted;
       const restartMs = performance.now() - r0;
       const after = await heightOf(restarted.rest);
+      if (torn !== null && tearFile !== 'wal') {
+        // A start checks the databases' logs: a damaged last write is named in a warning (node/data-check.ts).
+        const name = torn.split(':')[0] as string;
+        if (!restarted.output().includes(name)) problems.push(`kill ${kill}: the node started after ${torn} without naming ${name}`);
+      }
       if (torn !== null) {
         // What the torn write held is lost, nothing before it: on a devnet, acknowledged actions
         // above the height the node came back at are excused (their block was the torn write); a
