@@ -28,6 +28,8 @@ if (allocProfile !== undefined) {
   session.connect();
   session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
 }
+// The workers' boot (tsx and the sources, again) is start-up, not the run's CPU.
+await node.signersReady();
 console.log(`RPC ${node.rpcUrl}`);
 process.once('SIGTERM', async () => {
   if (process.env.BENCH_DEBUG !== undefined) console.error('stopping');

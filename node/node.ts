@@ -348,6 +348,11 @@ export class SvcNode {
     return this.wsPort === null ? null : `${this.config.tls === null ? 'ws' : 'wss'}://${this.config.host}:${this.wsPort}/ws`;
   }
 
+  /** Settles once the signer workers serve (the node serves before, recovering inline while they boot), or recovery stays inline. */
+  signersReady(): Promise<void> {
+    return this.recovery instanceof BackgroundPoolRecovery ? this.recovery.ready() : Promise.resolve();
+  }
+
   get restUrl(): string {
     return `${this.config.tls === null ? 'http' : 'https'}://${this.config.host}:${this.restPort}`;
   }
