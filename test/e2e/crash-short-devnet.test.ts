@@ -17,6 +17,9 @@ t.test('devnet: kill -9 under load, damaged last writes', async (t) => {
   const lines: string[] = [];
   const report = await runCrashCampaign({
     net: 'devnet', seed, rate: 300, runMs: [300, 1500], workDir, log: (l) => lines.push(l), kills: 3, tearEvery: 1, tear: ['db', 'evm', 'history'],
+  }).catch((err: unknown) => {
+    t.comment(`seed ${seed} (CRASH_SEED=${seed} replays it):\n${lines.join('\n')}`);
+    throw err;
   });
   if (report.problems.length > 0) t.comment(`seed ${seed} (CRASH_SEED=${seed} replays it):\n${lines.join('\n')}`);
   t.same(report.problems, [], 'no acknowledged action lost, none applied twice, no height gone back, the two rebuilt states equal');

@@ -10,6 +10,7 @@
 // must repair it (the damaged write is lost, nothing before it) or refuse to start naming the file.
 import { fork, type ChildProcess } from 'node:child_process';
 import { cp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanStoredActions, verifyDataDir } from '../../node/index.ts';
@@ -135,6 +136,24 @@ async function tearTail(file: TornFile, dataDir: string, rand: () => number, fli
   return `${name}: byte ${size - n} of ${size} flipped`;
 }
 
+/**
+ * A testnet's base port whose 40 ports (4 nodes, 10 apart) are free, below the kernel's ephemeral
+ * range: a validator restarted on its ports must find them free, and a connection of another test
+ * could take one from that range (test/support/network.ts, freePort).
+ */
+async function freeBase(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 1_200) * 10;
+    const ports = Array.from({ length: 40 }, (_, i) => base + i);
+    const free = await Promise.all(ports.map((port) => new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    })));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no 40 free ports found below the ephemeral range');
+}
+
 export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => {});
   const rand = mulberry32(opts.seed);
@@ -151,7 +170,7 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
     dirs.push(join(opts.workDir, 'devnet'));
     nodes.push(await startSvc(svcArgs(dirs[0] as string)));
   } else {
-    const base = 41_000 + Math.floor(rand() * 1_000) * 10;
+    const base = await freeBase();
     const net = join(opts.workDir, 'testnet');
     await runSvc(['testnet', '--validators', '4', '--out', net, '--base-port', String(base)]);
     for (let i = 0; i < 4; i++) dirs.push(join(net, `node${i}`));
