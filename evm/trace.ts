@@ -65,7 +65,7 @@ abstract class EventTracer implements Tracer {
   private readonly onAfter = (r: EVMResult) => this.after(r);
   inexact = false;
 
-  constructor(protected readonly config: TraceConfig, private readonly steps = true) {}
+  constructor(protected readonly config: TraceConfig, protected readonly steps = true) {}
 
   attach(vm: EVMInterface): void {
     const evm = vm as EVM;
@@ -276,10 +276,6 @@ class CallTracer extends EventTracer {
   private lastCallOp = 'CALL';
   private logIndex = 0;
 
-  constructor(config: TraceConfig, private readonly stepped: boolean) {
-    super(config, stepped);
-  }
-
   /**
    * The opcode that opened a frame, from its message alone (no steps): exact but for a call from
    * a static frame (CALL or STATICCALL look the same there) and a call of a contract's own address
@@ -320,7 +316,7 @@ class CallTracer extends EventTracer {
 
   protected before(m: Message): void {
     const top = m.depth === 0;
-    const type = top ? (m.to === undefined ? 'CREATE' : 'CALL') : this.stepped ? this.lastCallOp : this.callOp(m);
+    const type = top ? (m.to === undefined ? 'CREATE' : 'CALL') : this.steps ? this.lastCallOp : this.callOp(m);
     // A create's message has no code address (ethereumjs throws reading it).
     const code = m.to === undefined ? '' : m.codeAddress.toString();
     const delegated = type === 'DELEGATECALL' || type === 'CALLCODE';

@@ -205,6 +205,16 @@ function lockDataDir(dataDir: string): DataLock {
   }
 }
 
+/** How this chain's signed requests are checked (its EIP-712 domain, source and bindings). */
+export function authConfig(genesis: LoadedGenesis): AuthConfig {
+  return {
+    domain: exchangeDomain(genesis.file.chainId),
+    source: genesis.file.network === 'mainnet' ? 'a' : 'b',
+    literalNonceBinding: genesis.file.auth.literalNonceBinding,
+    hyperliquid: genesis.hyperliquidChains.length === 0 ? null : { chains: genesis.hyperliquidChains },
+  };
+}
+
 /**
  * Signer recovery on worker threads; inline when `signerWorkers` is 0 or workers cannot start,
  * and while they boot (the node does not wait for them: BackgroundPoolRecovery).
@@ -421,12 +431,7 @@ export class SvcNode {
       await evm.store.close();
     });
     let pool: EvmPool | null = null;
-    const auth: AuthConfig = {
-      domain: exchangeDomain(genesis.file.chainId),
-      source: genesis.file.network === 'mainnet' ? 'a' : 'b',
-      literalNonceBinding: genesis.file.auth.literalNonceBinding,
-      hyperliquid: genesis.hyperliquidChains.length === 0 ? null : { chains: genesis.hyperliquidChains },
-    };
+    const auth = authConfig(genesis);
     const recovery = startRecovery(auth, config);
     cleanups.push(() => recovery.close()); // its worker threads would keep a failed start's process alive
     // A node with p2p settings runs the BFT engine (also for n = 1); a devnet runs the single validator.

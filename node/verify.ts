@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validatorKeyFromPem, type ValidatorKey } from '../consensus/index.ts';
-import { exchangeDomain, stateHash, type AuthConfig } from '../exchange/index.ts';
+import type { ValidatorKey } from '../consensus/index.ts';
+import { stateHash } from '../exchange/index.ts';
 import { loadGenesis, type GenesisFile, type LoadedGenesis } from '../genesis/index.ts';
 import { bridgeSignerKey } from './bridge/signer-key.ts';
 import { CandleBook } from './candles.ts';
@@ -18,7 +18,8 @@ import { DataDirLockedError, DataLock } from './data-lock.ts';
 import { EventBus } from './event-bus.ts';
 import { ExchangeViewWindow } from './exchange-view.ts';
 import { Mempool } from './mempool.ts';
-import { NodeStartError, openChainState, openEvm, openStore } from './node.ts';
+import { authConfig, NodeStartError, openChainState, openEvm, openStore } from './node.ts';
+import { readKeyFile, VALIDATOR_KEY } from './key-files.ts';
 import { InlineRecovery } from './signer-pool.ts';
 import { DataDirDamagedError } from './start-error.ts';
 import { decodeRequest } from './tx-codec.ts';
@@ -64,12 +65,9 @@ async function readJson<T>(path: string): Promise<T> {
 }
 
 async function readKey(dataDir: string): Promise<ValidatorKey> {
-  const path = join(dataDir, 'validator_key.pem');
-  try {
-    return validatorKeyFromPem(await readFile(path, 'utf8'));
-  } catch (err) {
-    throw new NodeStartError(`cannot read the validator key ${path}: ${(err as Error).message}`);
-  }
+  const key = await readKeyFile(dataDir, VALIDATOR_KEY); // one that does not parse is refused, named
+  if (key === null) throw new NodeStartError(`${join(dataDir, VALIDATOR_KEY.name)} is missing: this is not a node's data directory`);
+  return key;
 }
 
 /** Rebuilds the state of `dir` (holding db/ and, for start-up's way, evm/) and closes it again. */
@@ -82,12 +80,7 @@ async function rebuild(dir: string, genesis: LoadedGenesis, bft: boolean, snapsh
     bus.onExecuted(() => views.record());
     const evm = await openEvm(dir, genesis, views, to?.height ?? 0, from.height);
     try {
-      const auth: AuthConfig = {
-        domain: exchangeDomain(genesis.file.chainId),
-        source: genesis.file.network === 'mainnet' ? 'a' : 'b',
-        literalNonceBinding: genesis.file.auth.literalNonceBinding,
-        hyperliquid: genesis.hyperliquidChains.length === 0 ? null : { chains: genesis.hyperliquidChains },
-      };
+      const auth = authConfig(genesis);
       // Stored blocks carry their signers: replay recovers none.
       const recovery = new InlineRecovery(auth);
       const chain = new Chain(store, exchange, from, new Mempool(1), bus, {

@@ -10,12 +10,12 @@
 // must repair it (the damaged write is lost, nothing before it) or refuse to start naming the file.
 import { fork, type ChildProcess } from 'node:child_process';
 import { cp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanStoredActions, verifyDataDir } from '../../node/index.ts';
 import { height as heightOf, runSvc, startSvc, stopAll, type NodeProcess } from '../../bench/processes.ts';
 import { mulberry32 } from './exchange.ts';
+import { portIsFree } from './network.ts';
 import type { CrashSenderConfig, CrashSenderMessage } from './crash-sender.ts';
 
 const SENDER = fileURLToPath(new URL('./crash-sender.ts', import.meta.url));
@@ -145,10 +145,7 @@ async function freeBase(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 1_200) * 10;
     const ports = Array.from({ length: 40 }, (_, i) => base + i);
-    const free = await Promise.all(ports.map((port) => new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    })));
+    const free = await Promise.all(ports.map(portIsFree));
     if (free.every(Boolean)) return base;
   }
   throw new Error('no 40 free ports found below the ephemeral range');
@@ -276,7 +273,8 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
         await until(`node ${victim} to catch up with height ${target}`, 60_000, async () => (await heightOf(restarted.rest)) >= target);
         catchUpMs = performance.now() - c0;
       }
-      maxSeen[victim] = Math.max(after, torn === null ? (maxSeen[victim] as number) : after);
+      // A damaged write may take the last block back; otherwise the height only grows.
+      maxSeen[victim] = torn === null ? Math.max(after, maxSeen[victim] as number) : after;
       const record: KillRecord = {
         kill, node: victim, ranMs, sent: report.sent, acked: report.acked, heightSeen: maxSeen[victim] as number, storedHeight: stored, torn, verifyMs, restartMs, catchUpMs,
       };

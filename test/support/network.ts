@@ -10,18 +10,21 @@ import { DEFAULT_NODE_CONFIG, type NodeConfig } from '../../node/index.ts';
 import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { tempDir } from './node.ts';
 
+/** Whether a loopback port can be listened on now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
 export async function freePort(): Promise<number> {
   // Below the kernel's ephemeral range (32768 and up on Linux): a node restarted on its port must
   // find it free, and any outgoing connection of a test running alongside could take a port from
   // that range between the check and the listen.
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const srv = createServer();
-    const ok = await new Promise<boolean>((r) => srv.once('error', () => r(false)).listen(port, '127.0.0.1', () => r(true)));
-    if (ok) {
-      await new Promise<void>((r) => srv.close(() => r()));
-      return port;
-    }
+    if (await portIsFree(port)) return port;
     if (attempt >= 100) throw new Error('no free port found below the ephemeral range');
   }
 }
