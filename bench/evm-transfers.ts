@@ -242,9 +242,12 @@ export async function benchEvmTransfers(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`load average ${(await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ')}`);
-  console.log('| node | transfers | seconds | tx/s | node CPU s | errors |');
-  console.log('|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.cpu?.toFixed(2) ?? '?'} | ${r.errors.join('; ') || '-'} |`);
+  console.log('| node | transfers | seconds | tx/s | node CPU s | CPU µs per transfer | errors |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const perTx = r.cpu === null ? '?' : Math.round((r.cpu * 1e6) / w.raws.length);
+    console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.cpu?.toFixed(2) ?? '?'} | ${perTx} | ${r.errors.join('; ') || '-'} |`);
+  }
   const [svc, anvil] = rows;
   if (svc !== undefined && anvil !== undefined) console.log(`ratio svc / anvil: ${(anvil.seconds / svc.seconds).toFixed(2)}`);
 }

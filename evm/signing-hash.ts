@@ -28,12 +28,30 @@ function prefix(length: number): Uint8Array {
 /** Fields after the signed ones: yParity, r, s. */
 const SIGNATURE_FIELDS = 3;
 
+/** What the signer pool recovers from: the digest, r || s (64 bytes) and the y parity. */
+export interface SignatureParts {
+  readonly digest: Uint8Array;
+  readonly rs: Uint8Array;
+  readonly recovery: number;
+}
+
 /**
  * The signing digest of `tx` decoded from `bytes` (ethereumjs accepts canonical encodings only,
  * so the fields are exactly its fields). Other types go through ethereumjs.
  */
 export function signingHash(tx: TypedTransaction, bytes: Uint8Array): Uint8Array {
-  if (tx.type !== TransactionType.FeeMarketEIP1559 && tx.type !== TransactionType.AccessListEIP2930) return tx.getMessageToVerifySignature();
+  return signatureParts(tx, bytes).digest;
+}
+
+/**
+ * The digest, r || s and y parity of `tx` decoded from `bytes`. For EIP-2930 and EIP-1559 all
+ * three are read from the bytes (r and s are their last two items, canonical so at most 32 bytes);
+ * legacy transactions go through ethereumjs and their bigints.
+ */
+export function signatureParts(tx: TypedTransaction, bytes: Uint8Array): SignatureParts {
+  if (tx.type !== TransactionType.FeeMarketEIP1559 && tx.type !== TransactionType.AccessListEIP2930) {
+    return { digest: tx.getMessageToVerifySignature(), rs: rsOf(tx.r, tx.s), recovery: legacyRecovery(tx.v as bigint) };
+  }
   const [start, end] = item(bytes, 1);
   const starts: number[] = [];
   for (let pos = start; pos < end; pos = item(bytes, pos)[1]) starts.push(pos);
@@ -44,5 +62,22 @@ export function signingHash(tx: TypedTransaction, bytes: Uint8Array): Uint8Array
   message[0] = tx.type;
   message.set(head, 1);
   message.set(bytes.subarray(start, signedEnd), 1 + head.length);
-  return keccak256(message);
+  const rs = new Uint8Array(64);
+  const [r0, r1] = item(bytes, starts[starts.length - 2] as number);
+  const [s0, s1] = item(bytes, starts[starts.length - 1] as number);
+  rs.set(bytes.subarray(r0, r1), 32 - (r1 - r0));
+  rs.set(bytes.subarray(s0, s1), 64 - (s1 - s0));
+  return { digest: keccak256(message), rs, recovery: Number(tx.v) };
+}
+
+function rsOf(r: bigint | undefined, s: bigint | undefined): Uint8Array {
+  const word = (v: bigint | undefined) => (v ?? 0n).toString(16).padStart(64, '0');
+  return new Uint8Array(Buffer.from(word(r) + word(s), 'hex'));
+}
+
+/** The y parity of a legacy v: 27/28, or 35 + 2 * chainId + parity (EIP-155). */
+function legacyRecovery(v: bigint): number {
+  if (v === 0n || v === 1n) return Number(v);
+  if (v === 27n || v === 28n) return Number(v - 27n);
+  return Number((v - 35n) % 2n);
 }

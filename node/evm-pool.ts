@@ -4,7 +4,7 @@
 // recovery on several workers may finish out of order. A transaction whose nonce is ahead of the
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { signingHash, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
+import { signatureParts, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
 import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
@@ -70,7 +70,7 @@ export class EvmPool {
     const hash = bytesToHex(hashBytes);
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
-    const signer = await this.recovery.recoverEvm({ digest: signingHash(tx, bytes), rs: rsBytes(tx), recovery: recoveryId(tx) });
+    const signer = await this.recovery.recoverEvm(signatureParts(tx, bytes));
     if (signer === null) throw rejected('invalid sender');
     const { publicKey, address: sender } = signer;
     tx.cache.senderPubKey = hexToBytes(publicKey);
@@ -191,17 +191,4 @@ export class EvmPool {
       if (q.pending.size === 0 && q.future.size === 0) this.senders.delete(p.sender);
     }
   }
-}
-
-/** r || s as 64 bytes (decoding bounds both below 2^256). */
-function rsBytes(tx: TypedTransaction): Uint8Array {
-  const word = (v: bigint | undefined) => (v ?? 0n).toString(16).padStart(64, '0');
-  return new Uint8Array(Buffer.from(word(tx.r) + word(tx.s), 'hex'));
-}
-
-function recoveryId(tx: TypedTransaction): number {
-  const v = tx.v as bigint;
-  if (v === 0n || v === 1n) return Number(v);
-  if (v === 27n || v === 28n) return Number(v - 27n);
-  return Number((v - 35n) % 2n);
 }

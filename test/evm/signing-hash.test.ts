@@ -3,7 +3,7 @@
 // legacy ones (handed to ethereumjs).
 import t from 'tap';
 import { Transaction, type TransactionLike } from 'ethers';
-import { makeCommon, signingHash } from '../../evm/index.ts';
+import { makeCommon, signatureParts, signingHash } from '../../evm/index.ts';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { hexToBytes } from '../../primitives/index.ts';
 import { wallets } from '../support/node.ts';
@@ -28,6 +28,31 @@ t.test('the digest read from the bytes is the one ethereumjs computes', async (t
   for (const c of cases) {
     const bytes = hexToBytes(await w.signTransaction(Transaction.from(c)));
     const tx = createTxFromRLP(bytes, { common });
-    t.equal(hex(signingHash(tx, bytes)), hex(tx.getMessageToVerifySignature()), `type ${c.type}, data ${(c.data as string).length}, access list ${c.accessList?.length ?? 0}`);
+    const what = `type ${c.type}, data ${(c.data as string).length}, access list ${c.accessList?.length ?? 0}`;
+    t.equal(hex(signingHash(tx, bytes)), hex(tx.getMessageToVerifySignature()), what);
+    // r, s and the parity read from the bytes are ethereumjs's (r or s under 32 bytes included: see below).
+    const parts = signatureParts(tx, bytes);
+    t.equal(hex(parts.rs), (tx.r as bigint).toString(16).padStart(64, '0') + (tx.s as bigint).toString(16).padStart(64, '0'), `${what}: r || s`);
+    const v = tx.v as bigint;
+    t.equal(parts.recovery, v < 2n ? Number(v) : Number((v - 35n) % 2n), `${what}: parity`);
   }
+});
+
+t.test('an r or s shorter than 32 bytes is read right-aligned', async (t) => {
+  const w = wallets[0]!;
+  // About one signature in 128 has r or s under 2^248: sign until one of each parity class turns up.
+  let found = 0;
+  for (let nonce = 0; nonce < 4000 && found < 2; nonce++) {
+    const raw = await w.signTransaction(Transaction.from({ chainId: 42069, type: 2, nonce, gasLimit: 21_000, to: wallets[1]!.address, value: 1n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 0n }));
+    const bytes = hexToBytes(raw);
+    const tx = createTxFromRLP(bytes, { common });
+    const r = tx.r as bigint;
+    const s = tx.s as bigint;
+    if (r >= 1n << 248n && s >= 1n << 248n) continue;
+    found++;
+    const parts = signatureParts(tx, bytes);
+    t.equal(hex(parts.rs), r.toString(16).padStart(64, '0') + s.toString(16).padStart(64, '0'), `nonce ${nonce}: r || s`);
+    t.equal(parts.recovery, Number(tx.v), `nonce ${nonce}: parity`);
+  }
+  t.equal(found, 2, 'short r or s signatures were found and checked');
 });

@@ -40,3 +40,29 @@ t.test('txpool: already known, replacement, nonce gaps', async (t) => {
   const rich = parseEther('100000');
   t.match(await send(await sign(3, 1n, rich)), { error: { code: -32000, message: /^insufficient funds for gas \* price \+ value/ } });
 });
+
+t.test('txpool: legacy and EIP-2930 transactions recover their sender; unprotected legacy is refused', async (t) => {
+  const { node } = await startNode(t, { emptyBlockIntervalMs: 100, batchDelayMs: 5 });
+  const url = node.rpcUrl as string;
+  const provider = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50, cacheTimeout: -1 });
+  t.teardown(() => provider.destroy());
+  const wallet = new Wallet(DEV_ACCOUNTS[5]!.privateKey);
+  const to = Wallet.createRandom().address;
+  const send = async (raw: string) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
+    return (await res.json()) as { result?: string; error?: { code: number; message: string } };
+  };
+  const gasPrice = 10_000_000_000n;
+  const legacy = await send(await wallet.signTransaction({ type: 0, chainId: 42069, nonce: 0, to, value: 5n, gasLimit: 21000, gasPrice }));
+  const accessList = await send(await wallet.signTransaction({ type: 1, chainId: 42069, nonce: 1, to, value: 7n, gasLimit: 30000, gasPrice, accessList: [{ address: to, storageKeys: [] }] }));
+  for (const [name, sent] of [['legacy (EIP-155)', legacy], ['EIP-2930', accessList]] as const) {
+    t.match(sent, { result: /^0x[0-9a-f]{64}$/ }, `${name} accepted`);
+    const receipt = await provider.waitForTransaction(sent.result as string, 1, 15_000);
+    t.equal(receipt?.status, 1, `${name} mined`);
+    t.equal(receipt?.from.toLowerCase(), wallet.address.toLowerCase(), `${name}: its sender recovered`);
+  }
+  t.equal(await provider.getBalance(to), 12n);
+  // Without a chain id (pre-EIP-155), as geth refuses it over RPC.
+  const unprotected = await wallet.signTransaction({ type: 0, nonce: 2, to, value: 1n, gasLimit: 21000, gasPrice });
+  t.match(await send(unprotected), { error: { code: -32000, message: 'only replay-protected (EIP-155) transactions allowed over RPC' } });
+});
