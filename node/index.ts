@@ -1,5 +1,5 @@
 // node/: wiring of storage, mempool, execution, consensus engine and API servers.
-export { SvcNode, DEFAULT_NODE_CONFIG, type NodeConfig, type NodeBridgeChain } from './node.ts';
+export { SvcNode, DEFAULT_NODE_CONFIG, authConfig, type NodeConfig, type NodeBridgeChain } from './node.ts';
 export { NodeStartError, DataDirDamagedError } from './start-error.ts';
 export { checkDataDirLogs } from './data-check.ts';
 export { checkLog, BLOCK_SIZE, HEADER_SIZE, type LogCheck, type LogProblem } from './leveldb-log.ts';
@@ -11,6 +11,7 @@ export type { BridgeChainConfig } from './bridge/relayer.ts';
 export { BRIDGE_ABI } from './bridge/abi-text.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
 export { WorkerPoolRecovery, BackgroundPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
+export { THREAD_BUNDLE_CACHE, buildThreadBundle, currentBundle, threadEntry } from './thread-bundle.ts';
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';

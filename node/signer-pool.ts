@@ -7,6 +7,7 @@ import { count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
+import { threadEntry } from './thread-bundle.ts';
 
 export type { RecoveryOut } from './signer-worker.ts';
 
@@ -101,9 +102,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
     const workers: Worker[] = [];
     const abort = () => void Promise.all(workers.map((w) => w.terminate()));
     signal?.addEventListener('abort', abort, { once: true });
+    const entry = threadEntry('signer-worker', new URL('./signer-worker.ts', import.meta.url), new URL('./signer-worker-entry.js', import.meta.url));
     const lanes = await Promise.all(
       Array.from({ length: size }, async (): Promise<Lane> => {
-        const worker = new Worker(new URL('./signer-worker-entry.js', import.meta.url), { workerData: { auth } });
+        const worker = new Worker(entry, { workerData: { auth } });
         workers.push(worker);
         await new Promise<void>((resolve, reject) => {
           worker.once('error', reject);

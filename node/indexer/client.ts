@@ -5,6 +5,7 @@
 // process that starts nodes one after another (tests, tools) boots it once.
 import { Worker } from 'node:worker_threads';
 import { nameThread } from '../../primitives/index.ts';
+import { threadEntry } from '../thread-bundle.ts';
 import type { HistoryReader } from '../../rpc/index.ts';
 import type { IndexedBlock } from './indexed-block.ts';
 import type { HistoryStoreConfig } from './open-store.ts';
@@ -71,7 +72,10 @@ class IndexerThread {
   }
 
   static get(): IndexerThread {
-    IndexerThread.current ??= new IndexerThread(new Worker(new URL('./worker-entry.js', import.meta.url), { resourceLimits: INDEXER_THREAD_LIMITS }));
+    if (IndexerThread.current === null) {
+      const entry = threadEntry('indexer', new URL('./worker.ts', import.meta.url), new URL('./worker-entry.js', import.meta.url));
+      IndexerThread.current = new IndexerThread(new Worker(entry, { resourceLimits: INDEXER_THREAD_LIMITS }));
+    }
     return IndexerThread.current;
   }
 
