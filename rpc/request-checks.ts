@@ -65,16 +65,32 @@ export function requireAddress(body: Record<string, unknown>, field: string): Ad
 /** Nesting an action may have; deeper ones are refused before anything walks them recursively. */
 export const MAX_ACTION_DEPTH = 16;
 
-/** Depth of a JSON value (iterative, so hostile nesting cannot exhaust the stack). */
+/** Depth of a JSON value (objects and arrays; 0 for a scalar), or limit + 1 once deeper than `limit`. */
 export function jsonDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    if (d > deepest) deepest = d;
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  return depthFrom(value, 1, limit);
+}
+
+/**
+ * The deepest nesting under `v` at depth `d`, stopping at the first level past `limit` (so the
+ * recursion is at most limit + 1 deep whatever the input). Allocates nothing: it runs on every
+ * request.
+ */
+function depthFrom(v: unknown, d: number, limit: number): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  if (d > limit) return d;
+  let deepest = d;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const c = depthFrom(v[i], d + 1, limit);
+      if (c > deepest && (deepest = c) > limit) return deepest;
+    }
+    return deepest;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const c = depthFrom(o[k], d + 1, limit);
+    if (c > deepest && (deepest = c) > limit) return deepest;
   }
   return deepest;
 }
