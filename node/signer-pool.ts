@@ -7,7 +7,7 @@ import { count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
-import { threadEntry } from './thread-bundle.ts';
+import { threadEntry } from './thread-bundle.js';
 
 export type { RecoveryOut } from './signer-worker.ts';
 

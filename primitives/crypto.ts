@@ -59,13 +59,28 @@ async function loadWasmKeccak(): Promise<WasmKeccak | null> {
   }
 }
 
-const wasmKeccak = await loadWasmKeccak();
+let wasmKeccak: WasmKeccak | null = null;
 /** A second WebAssembly sponge for `keccak256Stream`, so a stream never shares state with `keccak256`. */
-const wasmStream = wasmKeccak === null ? null : await loadWasmKeccak();
-const nativeKeccak = wasmKeccak === null ? loadNativeKeccak() : null;
+let wasmStream: WasmKeccak | null = null;
+/** The N-API sponge, when the WebAssembly one does not load. */
+let nativeKeccak: NativeKeccakState | null = null;
+
+/**
+ * Resolves once keccak256 runs on compiled code where it can; until then it runs on the reference
+ * (the same answers, slower). Not a module-level await: a bundler (the worker threads' and the
+ * CLI's esbuild bundles, node/thread-bundle.ts) turns every module importing this one into an
+ * asynchronous initializer, and import cycles among those never settle. Entry points await it.
+ */
+export const keccakReady: Promise<void> = (async () => {
+  wasmKeccak = await loadWasmKeccak();
+  wasmStream = wasmKeccak === null ? null : await loadWasmKeccak();
+  if (wasmKeccak === null) nativeKeccak = loadNativeKeccak();
+})();
 
 /** Whether keccak256 runs on compiled code (WebAssembly, else the native sponge) rather than pure JS. */
-export const nativeKeccak256 = wasmKeccak !== null || nativeKeccak !== null;
+export function nativeKeccak256(): boolean {
+  return wasmKeccak !== null || nativeKeccak !== null;
+}
 
 /** Pure JS keccak256 (the reference). */
 export function keccak256Noble(data: Uint8Array): Uint8Array {

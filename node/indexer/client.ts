@@ -5,7 +5,7 @@
 // process that starts nodes one after another (tests, tools) boots it once.
 import { Worker } from 'node:worker_threads';
 import { nameThread } from '../../primitives/index.ts';
-import { threadEntry } from '../thread-bundle.ts';
+import { threadEntry } from '../thread-bundle.js';
 import type { HistoryReader } from '../../rpc/index.ts';
 import type { IndexedBlock } from './indexed-block.ts';
 import type { HistoryStoreConfig } from './open-store.ts';

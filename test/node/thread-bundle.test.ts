@@ -1,4 +1,4 @@
-// Worker bundles (node/thread-bundle.ts): built from the TypeScript entry into a cache directory,
+// Worker bundles (node/thread-bundle.js): built from the TypeScript entry into a cache directory,
 // used only while every source still hashes as bundled, each module's import.meta.url its own
 // source's, and the tsx entry whenever the bundle is not current.
 import t from 'tap';

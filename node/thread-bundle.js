@@ -1,4 +1,6 @@
-// Worker threads start from one esbuild bundle of their TypeScript entry instead of through tsx.
+// Worker threads (and the `svc` process itself, bin/svc.js) start from one esbuild bundle of their
+// TypeScript entry instead of through tsx. Plain JavaScript (types in thread-bundle.d.ts): the
+// command line checks for its bundle before tsx is loaded.
 // A worker with tsx registers its loader and resolves and loads every module through that
 // loader's thread: about 0.75 s of CPU per signer worker on the 2-core machine, against 0.3 s for
 // the bundle (measured in session 15), and a node starts two or three workers.
@@ -10,32 +12,31 @@
 // tsx entry as before and the bundle is built in the background for the next start. Each module's
 // `import.meta.url` is replaced by its own source file's URL, so paths relative to a module (the
 // package file, migrations, native modules through createRequire) resolve as from the sources.
-// SVC_THREAD_BUNDLE=0 turns bundles off (tsx for every worker, for debugging with source maps).
+// SVC_THREAD_BUNDLE=0 turns bundles off (tsx everywhere, for stack traces with TypeScript lines).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const THREAD_BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'svc-threads');
 
-interface Manifest {
-  readonly node: string;
-  readonly bundle: string;
-  /** [absolute path, sha256 of the text bundled] of every input. */
-  readonly inputs: readonly (readonly [string, string])[];
-}
+/**
+ * A bundle's manifest: `inputs` are [absolute path, sha256 of the text bundled] of every input.
+ * @typedef {{ node: string, bundle: string, inputs: [string, string][] }} Manifest
+ */
 
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex');
+/** @param {string | Uint8Array} text */
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 
-/** Builds in flight, by manifest path (one per entry per process). */
-const building = new Map<string, Promise<URL | null>>();
+/** Builds in flight, by manifest path (one per entry per process). @type {Map<string, Promise<URL | null>>} */
+const building = new Map();
 
 /**
  * The module a worker should run for `entry` (a TypeScript module): its bundle when current, else
  * `fallback` (the entry's tsx wrapper), with the bundle built in the background for next time.
  */
-export function threadEntry(name: string, entry: URL, fallback: URL, cacheDir = THREAD_BUNDLE_CACHE): URL {
+export function threadEntry(name, entry, fallback, cacheDir = THREAD_BUNDLE_CACHE) {
   if (process.env.SVC_THREAD_BUNDLE === '0') return fallback;
   const current = currentBundle(name, cacheDir);
   if (current !== null) return current;
@@ -44,9 +45,10 @@ export function threadEntry(name: string, entry: URL, fallback: URL, cacheDir = 
 }
 
 /** The bundle of `name` when its manifest holds and every input is unchanged, else null. */
-export function currentBundle(name: string, cacheDir = THREAD_BUNDLE_CACHE): URL | null {
+export function currentBundle(name, cacheDir = THREAD_BUNDLE_CACHE) {
   try {
-    const m = JSON.parse(readFileSync(join(cacheDir, `${name}.json`), 'utf8')) as Manifest;
+    /** @type {Manifest} */
+    const m = JSON.parse(readFileSync(join(cacheDir, `${name}.json`), 'utf8'));
     if (m.node !== process.version) return null;
     for (const [path, hash] of m.inputs) if (sha256(readFileSync(path)) !== hash) return null;
     statSync(m.bundle);
@@ -57,7 +59,7 @@ export function currentBundle(name: string, cacheDir = THREAD_BUNDLE_CACHE): URL
 }
 
 /** Builds the bundle of `entry` and its manifest; resolves with its URL, or null when esbuild fails. */
-export function buildThreadBundle(name: string, entry: URL, cacheDir = THREAD_BUNDLE_CACHE): Promise<URL | null> {
+export function buildThreadBundle(name, entry, cacheDir = THREAD_BUNDLE_CACHE) {
   const key = join(cacheDir, `${name}.json`);
   let p = building.get(key);
   if (p === undefined) {
@@ -70,11 +72,14 @@ export function buildThreadBundle(name: string, entry: URL, cacheDir = THREAD_BU
 /** The text replaced in each module (spelled so that this module's own source is left alone). */
 const META_URL = ['import', 'meta', 'url'].join('.');
 
-const LOADERS: Record<string, 'ts' | 'js' | 'json'> = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js', '.json': 'json' };
+/** @type {Record<string, 'ts' | 'js' | 'json'>} */
+const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js', '.json': 'json' };
 
-async function build(name: string, entry: URL, cacheDir: string): Promise<URL | null> {
+/** @param {string} name @param {URL} entry @param {string} cacheDir @returns {Promise<URL | null>} */
+async function build(name, entry, cacheDir) {
   const esbuild = await import('esbuild');
-  const inputs: [string, string][] = [];
+  /** @type {[string, string][]} */
+  const inputs = [];
   const result = await esbuild.build({
     entryPoints: [fileURLToPath(entry)],
     bundle: true,
@@ -105,7 +110,8 @@ async function build(name: string, entry: URL, cacheDir: string): Promise<URL | 
   mkdirSync(cacheDir, { recursive: true });
   const bundle = join(cacheDir, `${name}-${sha256(code).slice(0, 16)}.mjs`);
   writeReplacing(bundle, code);
-  const manifest: Manifest = { node: process.version, bundle, inputs };
+  /** @type {Manifest} */
+  const manifest = { node: process.version, bundle, inputs };
   writeReplacing(join(cacheDir, `${name}.json`), JSON.stringify(manifest));
   prune(name, bundle, cacheDir);
   return pathToFileURL(bundle);
@@ -115,7 +121,8 @@ async function build(name: string, entry: URL, cacheDir: string): Promise<URL | 
 const KEEP_REPLACED_MS = 60 * 60 * 1000;
 
 /** Removes this entry's bundles other than `keep` that are older than an hour. */
-function prune(name: string, keep: string, cacheDir: string): void {
+/** @param {string} name @param {string} keep @param {string} cacheDir */
+function prune(name, keep, cacheDir) {
   const now = Date.now();
   for (const f of readdirSync(cacheDir)) {
     const path = join(cacheDir, f);
@@ -131,7 +138,8 @@ function prune(name: string, keep: string, cacheDir: string): void {
 /** Written whole or not at all (another process may be writing the same file). */
 let writes = 0;
 
-function writeReplacing(path: string, data: string | Uint8Array): void {
+/** @param {string} path @param {string | Uint8Array} data */
+function writeReplacing(path, data) {
   const tmp = `${path}.${process.pid}.${++writes}.tmp`;
   writeFileSync(tmp, data);
   renameSync(tmp, path);
