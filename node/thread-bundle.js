@@ -29,6 +29,14 @@ export const THREAD_BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'svc-thr
 /** @param {string | Uint8Array} text */
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * Files are named for the checkout too: two checkouts may share one node_modules (a symbolic
+ * link), and each must run its own sources.
+ */
+const CHECKOUT = sha256(ROOT).slice(0, 8);
+/** @param {string} name */
+const stem = (name) => `${name}-${CHECKOUT}`;
+
 /** Builds in flight, by manifest path (one per entry per process). @type {Map<string, Promise<URL | null>>} */
 const building = new Map();
 
@@ -48,7 +56,7 @@ export function threadEntry(name, entry, fallback, cacheDir = THREAD_BUNDLE_CACH
 export function currentBundle(name, cacheDir = THREAD_BUNDLE_CACHE) {
   try {
     /** @type {Manifest} */
-    const m = JSON.parse(readFileSync(join(cacheDir, `${name}.json`), 'utf8'));
+    const m = JSON.parse(readFileSync(join(cacheDir, `${stem(name)}.json`), 'utf8'));
     if (m.node !== process.version) return null;
     for (const [path, hash] of m.inputs) if (sha256(readFileSync(path)) !== hash) return null;
     statSync(m.bundle);
@@ -60,7 +68,7 @@ export function currentBundle(name, cacheDir = THREAD_BUNDLE_CACHE) {
 
 /** Builds the bundle of `entry` and its manifest; resolves with its URL, or null when esbuild fails. */
 export function buildThreadBundle(name, entry, cacheDir = THREAD_BUNDLE_CACHE) {
-  const key = join(cacheDir, `${name}.json`);
+  const key = join(cacheDir, `${stem(name)}.json`);
   let p = building.get(key);
   if (p === undefined) {
     p = build(name, entry, cacheDir).catch(() => null).finally(() => building.delete(key));
@@ -108,11 +116,11 @@ async function build(name, entry, cacheDir) {
   const code = result.outputFiles[0]?.contents;
   if (code === undefined) return null;
   mkdirSync(cacheDir, { recursive: true });
-  const bundle = join(cacheDir, `${name}-${sha256(code).slice(0, 16)}.mjs`);
+  const bundle = join(cacheDir, `${stem(name)}-${sha256(code).slice(0, 16)}.mjs`);
   writeReplacing(bundle, code);
   /** @type {Manifest} */
   const manifest = { node: process.version, bundle, inputs };
-  writeReplacing(join(cacheDir, `${name}.json`), JSON.stringify(manifest));
+  writeReplacing(join(cacheDir, `${stem(name)}.json`), JSON.stringify(manifest));
   prune(name, bundle, cacheDir);
   return pathToFileURL(bundle);
 }
@@ -126,7 +134,7 @@ function prune(name, keep, cacheDir) {
   const now = Date.now();
   for (const f of readdirSync(cacheDir)) {
     const path = join(cacheDir, f);
-    if (!f.startsWith(`${name}-`) || !f.endsWith('.mjs') || path === keep) continue;
+    if (!f.startsWith(`${stem(name)}-`) || !f.endsWith('.mjs') || path === keep) continue;
     try {
       if (now - statSync(path).mtimeMs > KEEP_REPLACED_MS) rmSync(path, { force: true });
     } catch {
