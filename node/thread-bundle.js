@@ -23,8 +23,11 @@ export const THREAD_BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'svc-thr
 
 /**
  * A bundle's manifest: `inputs` are [absolute path, sha256 of the text bundled] of every input.
- * @typedef {{ node: string, bundle: string, inputs: [string, string][] }} Manifest
+ * @typedef {{ format: number, node: string, esbuild: string, bundle: string, inputs: [string, string][] }} Manifest
  */
+
+/** Bumped when the way bundles are built changes (this file is not an input of every bundle). */
+const FORMAT = 1;
 
 /** @param {string | Uint8Array} text */
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
@@ -57,7 +60,7 @@ export function currentBundle(name, cacheDir = THREAD_BUNDLE_CACHE) {
   try {
     /** @type {Manifest} */
     const m = JSON.parse(readFileSync(join(cacheDir, `${stem(name)}.json`), 'utf8'));
-    if (m.node !== process.version) return null;
+    if (m.format !== FORMAT || m.node !== process.version) return null;
     for (const [path, hash] of m.inputs) if (sha256(readFileSync(path)) !== hash) return null;
     statSync(m.bundle);
     return pathToFileURL(m.bundle);
@@ -119,7 +122,7 @@ async function build(name, entry, cacheDir) {
   const bundle = join(cacheDir, `${stem(name)}-${sha256(code).slice(0, 16)}.mjs`);
   writeReplacing(bundle, code);
   /** @type {Manifest} */
-  const manifest = { node: process.version, bundle, inputs };
+  const manifest = { format: FORMAT, node: process.version, esbuild: esbuild.version, bundle, inputs };
   writeReplacing(join(cacheDir, `${stem(name)}.json`), JSON.stringify(manifest));
   prune(name, bundle, cacheDir);
   return pathToFileURL(bundle);
