@@ -8,10 +8,16 @@ import { buildThreadBundle, currentBundle } from '../node/thread-bundle.js';
 
 const entry = new URL('../cli/index.ts', import.meta.url);
 const bundle = process.env.SVC_THREAD_BUNDLE === '0' ? null : currentBundle('cli');
-let main;
+let main = null;
 if (bundle !== null) {
-  ({ main } = await import(bundle.href));
-} else {
+  try {
+    const loaded = await import(bundle.href);
+    if (typeof loaded.main === 'function') main = loaded.main;
+  } catch {
+    // a bundle that does not load (removed meanwhile): the sources run
+  }
+}
+if (main === null) {
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import('../cli/index.ts'));

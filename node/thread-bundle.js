@@ -13,8 +13,8 @@
 // `import.meta.url` is replaced by its own source file's URL, so paths relative to a module (the
 // package file, migrations, native modules through createRequire) resolve as from the sources.
 // SVC_THREAD_BUNDLE=0 turns bundles off (tsx everywhere, for stack traces with TypeScript lines).
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -27,7 +27,7 @@ export const THREAD_BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'svc-thr
  */
 
 /** Bumped when the way bundles are built changes (this file is not an input of every bundle). */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** @param {string | Uint8Array} text */
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
@@ -62,7 +62,8 @@ export function currentBundle(name, cacheDir = THREAD_BUNDLE_CACHE) {
     const m = JSON.parse(readFileSync(join(cacheDir, `${stem(name)}.json`), 'utf8'));
     if (m.format !== FORMAT || m.node !== process.version) return null;
     for (const [path, hash] of m.inputs) if (sha256(readFileSync(path)) !== hash) return null;
-    statSync(m.bundle);
+    // The bundle itself must be whole: its name carries the start of its hash.
+    if (!m.bundle.endsWith(`-${sha256(readFileSync(m.bundle)).slice(0, 16)}.mjs`)) return null;
     return pathToFileURL(m.bundle);
   } catch {
     return null; // no manifest yet, an input gone, unreadable: not current
@@ -86,6 +87,13 @@ const META_URL = ['import', 'meta', 'url'].join('.');
 /** @type {Record<string, 'ts' | 'js' | 'json'>} */
 const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js', '.json': 'json' };
 
+/**
+ * Files that shape the build without being modules: esbuild reads the project's tsconfig and
+ * package file. Hashed with the inputs. (A symbolic link among the sources that is pointed
+ * elsewhere is not detected: esbuild records the file it resolved to. The project has none.)
+ */
+const SETTINGS = ['tsconfig.json', 'package.json'];
+
 /** @param {string} name @param {URL} entry @param {string} cacheDir @returns {Promise<URL | null>} */
 async function build(name, entry, cacheDir) {
   const esbuild = await import('esbuild');
@@ -101,29 +109,46 @@ async function build(name, entry, cacheDir) {
     write: false,
     logLevel: 'silent',
     absWorkingDir: ROOT,
+    // A module-level await inside esbuild's lazily initialized modules can deadlock in an import
+    // cycle (the process exits with code 13): refuse it, and tsx runs such code instead.
+    supported: { 'top-level-await': false },
     plugins: [{
       name: 'svc-sources',
       setup(b) {
         // Every source is read here, so the manifest hashes exactly the text bundled.
         b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
           const loader = LOADERS[extname(args.path)];
-          if (loader === undefined) return undefined;
+          // A file this plugin does not read would not be hashed: no bundle then (tsx runs it).
+          if (loader === undefined) return { errors: [{ text: `not bundled: ${args.path}` }] };
           const text = readFileSync(args.path, 'utf8');
           inputs.push([resolve(args.path), sha256(text)]);
           const url = JSON.stringify(pathToFileURL(args.path).href);
-          return { contents: loader === 'json' ? text : text.replaceAll(META_URL, url), loader };
+          return { contents: loader === 'json' ? text : text.replaceAll(META_URL, () => url), loader };
         });
       },
     }],
   });
   const code = result.outputFiles[0]?.contents;
   if (code === undefined) return null;
+  for (const f of SETTINGS) {
+    const path = join(ROOT, f);
+    inputs.push([path, sha256(readFileSync(path, 'utf8'))]);
+  }
   mkdirSync(cacheDir, { recursive: true });
   const bundle = join(cacheDir, `${stem(name)}-${sha256(code).slice(0, 16)}.mjs`);
   writeReplacing(bundle, code);
   /** @type {Manifest} */
   const manifest = { format: FORMAT, node: process.version, esbuild: esbuild.version, bundle, inputs };
-  writeReplacing(join(cacheDir, `${stem(name)}.json`), JSON.stringify(manifest));
+  const manifestPath = join(cacheDir, `${stem(name)}.json`);
+  // The bundle being replaced may have just been chosen by another process: its hour starts now.
+  try {
+    const old = /** @type {Manifest} */ (JSON.parse(readFileSync(manifestPath, 'utf8'))).bundle;
+    const now = new Date();
+    if (old !== bundle) utimesSync(old, now, now);
+  } catch {
+    // no earlier bundle
+  }
+  writeReplacing(manifestPath, JSON.stringify(manifest));
   prune(name, bundle, cacheDir);
   return pathToFileURL(bundle);
 }
@@ -131,13 +156,16 @@ async function build(name, entry, cacheDir) {
 /** Bundles a process may still be about to load are kept this long after they were replaced. */
 const KEEP_REPLACED_MS = 60 * 60 * 1000;
 
-/** Removes this entry's bundles other than `keep` that are older than an hour. */
-/** @param {string} name @param {string} keep @param {string} cacheDir */
+/**
+ * Removes this entry's bundles other than `keep` not touched for an hour (a replaced bundle is
+ * touched when it is replaced), and temporary files left by killed writers.
+ * @param {string} name @param {string} keep @param {string} cacheDir
+ */
 function prune(name, keep, cacheDir) {
   const now = Date.now();
   for (const f of readdirSync(cacheDir)) {
     const path = join(cacheDir, f);
-    if (!f.startsWith(`${stem(name)}-`) || !f.endsWith('.mjs') || path === keep) continue;
+    if (!f.startsWith(`${stem(name)}-`) || !(f.endsWith('.mjs') || f.endsWith('.tmp')) || path === keep) continue;
     try {
       if (now - statSync(path).mtimeMs > KEEP_REPLACED_MS) rmSync(path, { force: true });
     } catch {
@@ -146,12 +174,13 @@ function prune(name, keep, cacheDir) {
   }
 }
 
-/** Written whole or not at all (another process may be writing the same file). */
-let writes = 0;
-
-/** @param {string} path @param {string | Uint8Array} data */
+/**
+ * Written whole or not at all (another process may be writing the same file; process ids repeat
+ * across containers, so the temporary name is random).
+ * @param {string} path @param {string | Uint8Array} data
+ */
 function writeReplacing(path, data) {
-  const tmp = `${path}.${process.pid}.${++writes}.tmp`;
+  const tmp = `${path}.${randomUUID()}.tmp`;
   writeFileSync(tmp, data);
   renameSync(tmp, path);
 }

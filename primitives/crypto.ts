@@ -68,7 +68,7 @@ let nativeKeccak: NativeKeccakState | null = null;
 /**
  * Resolves once keccak256 runs on compiled code where it can; until then it runs on the reference
  * (the same answers, slower). Not a module-level await: a bundler (the worker threads' and the
- * CLI's esbuild bundles, node/thread-bundle.ts) turns every module importing this one into an
+ * CLI's esbuild bundles, node/thread-bundle.js) turns every module importing this one into an
  * asynchronous initializer, and import cycles among those never settle. Entry points await it.
  */
 export const keccakReady: Promise<void> = (async () => {

@@ -10,19 +10,34 @@ import { Worker } from 'node:worker_threads';
 import { THREAD_BUNDLE_CACHE, authConfig, buildThreadBundle, currentBundle, threadEntry } from '../../node/index.ts';
 import { devnetGenesis, loadGenesis } from '../../genesis/index.ts';
 
-async function runWorker(url: URL): Promise<unknown> {
-  const w = new Worker(url);
+/** The first message of a worker started from `url` (a failing worker fails the wait at once). */
+async function firstMessage(url: URL, workerData?: unknown): Promise<unknown> {
+  const w = new Worker(url, { workerData });
   try {
     return await new Promise((resolve, reject) => {
       w.once('message', resolve);
       w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`worker exited (${code}) before its first message`)));
     });
   } finally {
     await w.terminate();
   }
 }
 
-t.test('a bundle is built, used while its sources are unchanged, and dropped when one changes', async (t) => {
+/** Runs `fn` with SVC_THREAD_BUNDLE set to `value` (undefined: unset), restoring it after. */
+async function withBundleSetting<T>(value: string | undefined, fn: () => T | Promise<T>): Promise<T> {
+  const before = process.env.SVC_THREAD_BUNDLE;
+  if (value === undefined) delete process.env.SVC_THREAD_BUNDLE;
+  else process.env.SVC_THREAD_BUNDLE = value;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.SVC_THREAD_BUNDLE;
+    else process.env.SVC_THREAD_BUNDLE = before;
+  }
+}
+
+t.test('a bundle is built, used while its sources are unchanged, and dropped when one changes', (t) => withBundleSetting(undefined, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-thread-bundle-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const cache = join(dir, 'cache');
@@ -42,18 +57,38 @@ t.test('a bundle is built, used while its sources are unchanged, and dropped whe
   const current = currentBundle('probe', cache);
   t.equal(current?.href, built?.href, 'and is current');
   t.equal(threadEntry('probe', pathToFileURL(entry), fallback, cache).href, built?.href, 'so workers start from it');
-  t.same(await runWorker(built as URL), { where: pathToFileURL(helper).href, n: 1, self: pathToFileURL(entry).href }, "each module's import.meta.url is its source's");
+  t.same(await firstMessage(built as URL), { where: pathToFileURL(helper).href, n: 1, self: pathToFileURL(entry).href }, "each module's import.meta.url is its source's");
 
   await writeFile(helper, 'export const where: string = import.meta.url;\nexport const n: number = 2;\n');
   t.equal(currentBundle('probe', cache), null, 'an edited source makes it stale');
   t.equal(threadEntry('probe', pathToFileURL(entry), fallback, cache).href, fallback.href, 'and the tsx entry runs again');
   const rebuilt = await buildThreadBundle('probe', pathToFileURL(entry), cache);
   t.not(rebuilt?.href, built?.href, 'the rebuilt bundle is a new file');
-  t.match(await runWorker(rebuilt as URL), { n: 2 }, 'with the edit in it');
+  t.match(await firstMessage(rebuilt as URL), { n: 2 }, 'with the edit in it');
 
-  process.env.SVC_THREAD_BUNDLE = '0';
-  t.teardown(() => void delete process.env.SVC_THREAD_BUNDLE);
-  t.equal(threadEntry('probe', pathToFileURL(entry), fallback, cache).href, fallback.href, 'SVC_THREAD_BUNDLE=0 always runs the tsx entry');
+  await withBundleSetting('0', () => {
+    t.equal(threadEntry('probe', pathToFileURL(entry), fallback, cache).href, fallback.href, 'SVC_THREAD_BUNDLE=0 always runs the tsx entry');
+  });
+}));
+
+t.test('a module-level await or a file of another kind is not bundled', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-thread-bundle-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'tla.ts'), 'export const v: number = await Promise.resolve(1);\n');
+  t.equal(await buildThreadBundle('tla', pathToFileURL(join(dir, 'tla.ts')), join(dir, 'cache')), null, 'a module-level await: no bundle (tsx runs it)');
+  await writeFile(join(dir, 'lib.cjs'), 'module.exports = 1;\n');
+  await writeFile(join(dir, 'uses-cjs.ts'), "import v from './lib.cjs';\nexport const w: number = v;\n");
+  t.equal(await buildThreadBundle('cjs', pathToFileURL(join(dir, 'uses-cjs.ts')), join(dir, 'cache')), null, 'a file the manifest would not hash: no bundle');
+});
+
+t.test('a bundle cut short is not current', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-thread-bundle-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'entry.ts'), 'export const n: number = 1;\n');
+  const built = await buildThreadBundle('whole', pathToFileURL(join(dir, 'entry.ts')), join(dir, 'cache'));
+  t.ok(built && currentBundle('whole', join(dir, 'cache')), 'built and current');
+  await writeFile(built as URL, '');
+  t.equal(currentBundle('whole', join(dir, 'cache')), null, 'an emptied bundle is not used');
 });
 
 t.test('the node\'s own worker entries bundle and start', async (t) => {
@@ -64,10 +99,16 @@ t.test('the node\'s own worker entries bundle and start', async (t) => {
   const auth = authConfig(loadGenesis(devnetGenesis()));
   const signer = await buildThreadBundle('signer-worker', new URL('../../node/signer-worker.ts', import.meta.url), dir);
   t.ok(signer, 'the signer worker bundles');
-  const w = new Worker(signer as URL, { workerData: { auth } });
-  t.teardown(() => w.terminate());
-  t.match(await new Promise((resolve) => w.once('message', resolve)), { ready: true }, 'and starts');
+  t.match(await firstMessage(signer as URL, { auth }), { ready: true }, 'and starts');
   const indexer = await buildThreadBundle('indexer', new URL('../../node/indexer/worker.ts', import.meta.url), dir);
   t.ok(indexer, 'the indexer worker bundles');
-  t.match(await runWorker(indexer as URL), { t: 'thread' }, 'and starts');
+  t.match(await firstMessage(indexer as URL), { t: 'thread' }, 'and starts');
+  // The command line's own bundle (the one a module-level await once stalled) runs.
+  const cli = await buildThreadBundle('cli', new URL('../../cli/index.ts', import.meta.url), dir);
+  t.ok(cli, 'the command line bundles');
+  const { main } = (await import((cli as URL).href)) as { main: (argv: string[], io: unknown) => Promise<number> };
+  const out: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (l: string) => out.push(l), env: {}, stdin: async () => '', prompt: async () => null, interrupted: () => new Promise(() => {}) };
+  t.equal(await main(['--help'], io), 0, 'and answers --help');
+  t.match(out.join('\n'), /devnet/, 'with the usage');
 });
