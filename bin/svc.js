@@ -4,23 +4,15 @@
 // through tsx's loader, building the bundle in the background for the next start. No build step
 // is needed either way; SVC_THREAD_BUNDLE=0 always runs the sources.
 import { URL } from 'node:url';
-import { buildThreadBundle, currentBundle } from '../node/thread-bundle.js';
+import { threadEntry } from '../node/thread-bundle.js';
 
-const entry = new URL('../cli/index.ts', import.meta.url);
-const bundle = process.env.SVC_THREAD_BUNDLE === '0' ? null : currentBundle('cli');
-let main = null;
-if (bundle !== null) {
-  try {
-    const loaded = await import(bundle.href);
-    if (typeof loaded.main === 'function') main = loaded.main;
-  } catch {
-    // a bundle that does not load (removed meanwhile): the sources run
-  }
-}
-if (main === null) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../cli/index.ts'));
-  if (process.env.SVC_THREAD_BUNDLE !== '0') void buildThreadBundle('cli', entry);
+const source = new URL('../cli/source-entry.js', import.meta.url);
+const start = threadEntry('cli', new URL('../cli/index.ts', import.meta.url), source);
+let main;
+try {
+  ({ main } = await import(start.href));
+} catch (err) {
+  if (start.href === source.href) throw err;
+  ({ main } = await import(source.href)); // a bundle that does not load (removed meanwhile)
 }
 process.exitCode = await main(process.argv.slice(2));

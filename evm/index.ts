@@ -9,7 +9,7 @@ export { orderedTrieRoot } from './ordered-trie.ts';
 export { LevelTrieDB } from './level-db.ts';
 export { TrieBatch, EMPTY_TRIE_ROOT } from './trie-batch.ts';
 export { RecentBlocks } from './recent-blocks.ts';
-export { signatureParts, signingHash, type SignatureParts } from './signing-hash.ts';
+export { signatureParts, type SignatureParts } from './signing-hash.ts';
 export { transferReceipt } from './transfer.ts';
 export { decodeTransaction } from './tx-decode.ts';
 export { CORE_WRITER, CORE_WRITER_CODE_HEX, RAW_ACTION_TOPIC, SEND_RAW_ACTION_SELECTOR, BURN_WORDS, rawActionOf } from './core-writer.ts';

@@ -36,15 +36,8 @@ export interface SignatureParts {
 }
 
 /**
- * The signing digest of `tx` decoded from `bytes` (ethereumjs accepts canonical encodings only,
- * so the fields are exactly its fields). Other types go through ethereumjs.
- */
-export function signingHash(tx: TypedTransaction, bytes: Uint8Array): Uint8Array {
-  return signatureParts(tx, bytes).digest;
-}
-
-/**
- * The digest, r || s and y parity of `tx` decoded from `bytes`. For EIP-2930 and EIP-1559 all
+ * The signing digest, r || s and y parity of `tx` decoded from `bytes` (ethereumjs accepts
+ * canonical encodings only, so the fields are exactly its fields). For EIP-2930 and EIP-1559 all
  * three are read from the bytes (r and s are their last two items, canonical so at most 32 bytes);
  * legacy transactions go through ethereumjs and their bigints.
  */

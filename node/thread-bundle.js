@@ -44,8 +44,9 @@ const stem = (name) => `${name}-${CHECKOUT}`;
 const building = new Map();
 
 /**
- * The module a worker should run for `entry` (a TypeScript module): its bundle when current, else
- * `fallback` (the entry's tsx wrapper), with the bundle built in the background for next time.
+ * The module to run for `entry` (a TypeScript module, in a worker or bin/svc.js): its bundle when
+ * current, else `fallback` (the entry's tsx wrapper), with the bundle built in the background for
+ * next time.
  */
 export function threadEntry(name, entry, fallback, cacheDir = THREAD_BUNDLE_CACHE) {
   if (process.env.SVC_THREAD_BUNDLE === '0') return fallback;
@@ -176,7 +177,8 @@ function prune(name, keep, cacheDir) {
 
 /**
  * Written whole or not at all (another process may be writing the same file; process ids repeat
- * across containers, so the temporary name is random).
+ * across containers, so the temporary name is random). Not node/atomic-file.ts: this module is
+ * plain JavaScript, and a cache file needs no fsync (a torn bundle fails its hash check).
  * @param {string} path @param {string | Uint8Array} data
  */
 function writeReplacing(path, data) {

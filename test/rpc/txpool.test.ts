@@ -5,21 +5,29 @@ import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startNode } from '../support/node.ts';
 
-t.test('txpool: already known, replacement, nonce gaps', async (t) => {
-  const { node } = await startNode(t, { emptyBlockIntervalMs: 100, batchDelayMs: 200 });
+type Sent = { result?: string; error?: { code: number; message: string } };
+
+/** A devnet with its JSON-RPC provider, and `send`: one raw transaction, answered as geth words it. */
+async function devnet(t: { teardown(fn: () => unknown): void }, batchDelayMs: number): Promise<{ provider: JsonRpcProvider; send: (raw: string) => Promise<Sent> }> {
+  const { node } = await startNode(t, { emptyBlockIntervalMs: 100, batchDelayMs });
   const url = node.rpcUrl as string;
   const provider = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50, cacheTimeout: -1 });
   t.teardown(() => provider.destroy());
+  const send = async (raw: string): Promise<Sent> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
+    return (await res.json()) as Sent;
+  };
+  return { provider, send };
+}
+
+t.test('txpool: already known, replacement, nonce gaps', async (t) => {
+  const { provider, send } = await devnet(t, 200);
   const wallet = new Wallet(DEV_ACCOUNTS[4]!.privateKey);
   const to = Wallet.createRandom().address;
   // `m` scales both fee caps (10 gwei max fee, 1 gwei tip per unit).
   const sign = (nonce: number, m: bigint, value = 1n) => wallet.signTransaction({
     type: 2, chainId: 42069, nonce, to, value, gasLimit: 21000, maxFeePerGas: 10_000_000_000n * m, maxPriorityFeePerGas: 1_000_000_000n * m,
   });
-  const send = async (raw: string) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
-    return (await res.json()) as { result?: string; error?: { code: number; message: string } };
-  };
 
   // Nonces 1 and 2 arrive before 0: they wait, then all three are mined in order.
   const gapped = await send(await sign(2, 1n));
@@ -42,16 +50,9 @@ t.test('txpool: already known, replacement, nonce gaps', async (t) => {
 });
 
 t.test('txpool: legacy and EIP-2930 transactions recover their sender; unprotected legacy is refused', async (t) => {
-  const { node } = await startNode(t, { emptyBlockIntervalMs: 100, batchDelayMs: 5 });
-  const url = node.rpcUrl as string;
-  const provider = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50, cacheTimeout: -1 });
-  t.teardown(() => provider.destroy());
+  const { provider, send } = await devnet(t, 5);
   const wallet = new Wallet(DEV_ACCOUNTS[5]!.privateKey);
   const to = Wallet.createRandom().address;
-  const send = async (raw: string) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
-    return (await res.json()) as { result?: string; error?: { code: number; message: string } };
-  };
   const gasPrice = 10_000_000_000n;
   const legacy = await send(await wallet.signTransaction({ type: 0, chainId: 42069, nonce: 0, to, value: 5n, gasLimit: 21000, gasPrice }));
   const accessList = await send(await wallet.signTransaction({ type: 1, chainId: 42069, nonce: 1, to, value: 7n, gasLimit: 30000, gasPrice, accessList: [{ address: to, storageKeys: [] }] }));
