@@ -94,6 +94,8 @@ async function rebuild(dir: string, genesis: LoadedGenesis, bft: boolean, snapsh
         blocksReplayed: head.height - from.height,
       };
     } finally {
+      // A replay that failed leaves earlier blocks' writes queued: they land before the store closes.
+      await evm.flushed().catch(() => {});
       await evm.store.close();
     }
   } finally {
