@@ -9,6 +9,7 @@ import t from 'tap';
 import { Interface, JsonRpcProvider, Wallet } from 'ethers';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startAnvil } from '../support/anvil.ts';
+import { until } from '../support/network.ts';
 import { startNode } from '../support/node.ts';
 import { compile } from '../support/solc.ts';
 
@@ -76,6 +77,16 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<any>
   return body.result;
 }
 
+/**
+ * Waits until `hash` has a receipt; returns the hash. Not ethers' waitForTransaction: it checks the
+ * receipt, then waits for a block after the one its first poll sees, so a transaction anvil's
+ * automine puts in a block between the two is never seen (no block follows it here).
+ */
+async function untilMined(url: string, hash: string): Promise<string> {
+  await until(`a receipt of ${hash}`, async () => (await rpc(url, 'eth_getTransactionReceipt', [hash])) !== null);
+  return hash;
+}
+
 t.test('traces equal to anvil\'s for the same transactions; cast run replays one', async (t) => {
   const { node } = await startNode(t, { emptyBlockIntervalMs: 200 });
   const anvil = await startAnvil(t, 42069, ['--steps-tracing', '--hardfork', 'osaka']);
@@ -89,10 +100,7 @@ t.test('traces equal to anvil\'s for the same transactions; cast run replays one
   let to = '';
   for (const [name, url] of Object.entries(urls)) {
     const p = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50 });
-    // TransactionResponse.wait, not provider.waitForTransaction: the latter checks the receipt, then
-    // waits for a block after the one its first poll sees, so a transaction anvil's automine puts
-    // in a block between the two is never seen (no block follows it here).
-    const receipt = await (await p.broadcastTransaction(deploy)).wait();
+    const receipt = await p.getTransactionReceipt(await untilMined(url, (await p.broadcastTransaction(deploy)).hash));
     t.equal(receipt?.status, 1, `${name}: deployed`);
     to = receipt!.contractAddress!;
     p.destroy();
@@ -112,7 +120,7 @@ t.test('traces equal to anvil\'s for the same transactions; cast run replays one
     const p = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50 });
     for (const raw of signed) {
       const sent = await p.broadcastTransaction(raw);
-      const r = await sent.wait();
+      const r = await p.getTransactionReceipt(await untilMined(url, sent.hash));
       mined[name]!.push({ hash: sent.hash, block: r!.blockNumber });
     }
     p.destroy();
