@@ -91,25 +91,56 @@ class Tally {
   }
 }
 
+/**
+ * The node closes a keep-alive connection idle for 10 s (docs/api.md); a connection idle this
+ * long is replaced before its next request, as HTTP clients' pools do, so no request races the close.
+ */
+const REUSE_IDLE_MS = 8_000;
+
 /** One keep-alive connection: writes a request when the previous one is answered. */
 class HttpConn {
   private buf: Buffer = Buffer.alloc(0);
   private sentAt = 0;
   private orders = 0;
+  /** When the connection last finished a request (or connected). */
+  private idleSince = performance.now();
+  private inFlight = false;
   readonly ready: Promise<void>;
-  private readonly socket: Socket;
+  private socket: Socket;
 
-  constructor(url: string, private readonly tally: Tally, private readonly onFree: (c: HttpConn) => void) {
-    const u = new URL(url);
-    this.socket = connect({ host: u.hostname, port: Number(u.port) });
-    this.socket.setNoDelay(true);
+  constructor(private readonly url: string, private readonly tally: Tally, private readonly onFree: (c: HttpConn) => void) {
+    this.socket = this.open();
     this.ready = new Promise((resolve, reject) => this.socket.once('connect', resolve).once('error', reject));
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+  }
+
+  private open(): Socket {
+    const u = new URL(this.url);
+    const socket = connect({ host: u.hostname, port: Number(u.port) });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => {}); // 'close' follows
+    // Closed under a request (the node stopped, or closed it): that request is answered by nobody.
+    socket.on('close', () => {
+      if (socket !== this.socket || !this.inFlight) return;
+      this.inFlight = false;
+      this.tally.answer(this.sentAt, false, this.orders, () => 'connection closed before the answer');
+      this.socket = this.open();
+      this.buf = Buffer.alloc(0);
+      this.onFree(this);
+    });
+    return socket;
   }
 
   send(frame: Frame): void {
     this.sentAt = performance.now();
+    if (this.sentAt - this.idleSince > REUSE_IDLE_MS) {
+      const old = this.socket;
+      this.socket = this.open(); // writes before the connection is up are queued by the socket
+      this.buf = Buffer.alloc(0);
+      old.destroy();
+    }
     this.orders = frame.orders;
+    this.inFlight = true;
     this.socket.write(frame.bytes);
   }
 
@@ -124,11 +155,14 @@ class HttpConn {
     this.buf = this.buf.subarray(end + 4 + length);
     const status = head.slice(9, 12);
     const ok = status === '200' && body.startsWith('{"status":"ok"');
+    this.inFlight = false;
+    this.idleSince = performance.now();
     this.tally.answer(this.sentAt, ok, this.orders, () => (status === '200' ? body : `HTTP ${status} ${body}`));
     this.onFree(this);
   }
 
   close(): void {
+    this.inFlight = false;
     this.socket.destroy();
   }
 }
