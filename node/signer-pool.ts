@@ -1,5 +1,7 @@
 // Signer recovery off the event loop: a pool of worker threads, each taking batches (requests
-// that arrive in the same tick travel together, which keeps messaging cheap under load). The
+// that arrive in the same tick travel together, which keeps messaging cheap under load). A tick's
+// lone job while every worker is idle runs on the event loop instead (a worker's wake-up costs
+// more than the recovery; see runLoneInline). The
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
@@ -83,7 +85,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
   /** The lane this tick's jobs go to (see enqueue). */
   private tickLane: Lane | null = null;
 
-  private constructor(lanes: Lane[]) {
+  private constructor(lanes: Lane[], private readonly auth: AuthConfig) {
     this.lanes = lanes;
   }
 
@@ -139,7 +141,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       abort(); // the workers that did start would keep the process alive
       throw err;
     }).finally(() => signal?.removeEventListener('abort', abort));
-    made.pool = new WorkerPoolRecovery(lanes);
+    made.pool = new WorkerPoolRecovery(lanes, auth);
     return made.pool;
   }
 
@@ -204,10 +206,35 @@ export class WorkerPoolRecovery implements SignerRecovery {
       setImmediate(() => {
         this.flushScheduled = false;
         this.tickLane = null;
+        if (this.runLoneInline()) return;
         // A busy worker's jobs wait for its answer and then go together (fewer thread wake-ups under load).
         for (const l of this.lanes) if (idle(l)) this.flush(l);
       });
     }
+  }
+
+  /**
+   * A tick that gathered a single job while every worker is idle recovers it here. On this
+   * project's machines a worker round trip costs about 0.3 ms of CPU in thread wake-ups (the
+   * worker's and the event loop's), three times the recovery itself (docs/performance.md); when
+   * a tick has more than one job, or a worker is busy (load), recovery stays on the workers.
+   */
+  private runLoneInline(): boolean {
+    let lone: Lane | null = null;
+    for (const l of this.lanes) {
+      if (!idle(l)) return false;
+      const n = l.pending.length + l.evmPending.length;
+      if (n === 0) continue;
+      if (n > 1 || lone !== null) return false;
+      lone = l;
+    }
+    if (lone === null) return false;
+    count('signer jobs inline');
+    const job = lone.pending.pop();
+    if (job !== undefined) job.resolve(timed('recovery', () => runJob(this.auth, job.job)));
+    const evm = lone.evmPending.pop();
+    if (evm !== undefined) evm.resolve(timed('recovery', () => recoverEvmSender(evm.sig)));
+    return true;
   }
 
   private flush(lane: Lane): void {

@@ -113,6 +113,32 @@ t.test('EVM signatures: packed batches recover the same keys and addresses as in
   t.equal(fromPool.at(-1), null);
 });
 
+t.test('a lone job with every worker idle is recovered on the calling thread; a tick of several goes to a worker', async (t) => {
+  const { hexToBytes, keccak256, stageReport } = await import('../../primitives/index.ts');
+  const pool = await sharedPool();
+  const inline = new InlineRecovery(AUTH);
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const reqs = await Promise.all(Array.from({ length: 8 }, (_, i) => signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: i }] }, 1_767_225_600_000 + i)));
+  const counters = () => {
+    const c = stageReport().counters;
+    return { inline: c['signer jobs inline'] ?? 0, batches: c['signer batches'] ?? 0 };
+  };
+  const before = counters();
+  t.equal(await pool.recover(reqs[0]!, 'action'), wallet.address.toLowerCase());
+  const digest = keccak256(Uint8Array.of(1));
+  const sig = wallet.signingKey.sign(digest);
+  const evm = { digest, rs: hexToBytes(sig.r + sig.s.slice(2)), recovery: sig.yParity as number };
+  t.same(await pool.recoverEvm(evm), await inline.recoverEvm(evm));
+  const afterLone = counters();
+  t.equal(afterLone.inline - before.inline, 2, 'both lone jobs ran inline');
+  t.equal(afterLone.batches, before.batches, 'no batch went to a worker');
+  const burst = await Promise.all(reqs.map((r) => pool.recover(r, 'action')));
+  t.same(burst, reqs.map(() => wallet.address.toLowerCase()));
+  const afterBurst = counters();
+  t.equal(afterBurst.inline, afterLone.inline, 'a tick of eight is not run inline');
+  t.ok(afterBurst.batches > afterLone.batches, 'it went to a worker');
+});
+
 t.test('Hyperliquid-dialect requests: candidates under both chains, the same on the pool, inline and from the bytes', async (t) => {
   const { signL1Action } = await import('@nktkas/hyperliquid/signing');
   const { privateKeyToAccount } = await import('viem/accounts');
