@@ -235,6 +235,15 @@ export class EvmChain {
     return this.writes;
   }
 
+  /**
+   * Closes the store once the writes queued so far have landed (or failed: a failed write has
+   * already failed its block), so none runs against a closed store.
+   */
+  async close(): Promise<void> {
+    await this.writes.catch(() => {});
+    await this.store.close();
+  }
+
   private adoptHead(block: Block, stored: StoredEvmBlock): void {
     this.headBlock = block;
     this.headStored = stored;

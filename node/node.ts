@@ -428,10 +428,7 @@ export class SvcNode {
     const views = new ExchangeViewWindow(exchange);
     bus.onExecuted(() => views.record());
     const evm = await openEvm(config.dataDir, genesis, views, to?.height ?? 0, from.height);
-    cleanups.push(async () => {
-      await evm.flushed().catch(() => {});
-      await evm.store.close();
-    });
+    cleanups.push(() => evm.close());
     let pool: EvmPool | null = null;
     const auth = authConfig(genesis);
     const recovery = startRecovery(auth, config);
@@ -732,8 +729,7 @@ export class SvcNode {
       await this.indexer?.close();
       await this.store.close();
       // EVM writes queued behind a failed one may still be running: the store closes after them.
-      await this.evm.flushed().catch(() => {});
-      await this.evm.store.close();
+      await this.evm.close();
       await this.recovery.close();
       await this.metricsServer?.close();
       this.metrics?.close();

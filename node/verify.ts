@@ -95,8 +95,7 @@ async function rebuild(dir: string, genesis: LoadedGenesis, bft: boolean, snapsh
       };
     } finally {
       // A replay that failed leaves earlier blocks' writes queued: they land before the store closes.
-      await evm.flushed().catch(() => {});
-      await evm.store.close();
+      await evm.close();
     }
   } finally {
     await store.close();

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { Interface, JsonRpcProvider, Wallet } from 'ethers';
+import { Interface, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers';
 import { DEV_ACCOUNTS } from '../../genesis/index.ts';
 import { startAnvil } from '../support/anvil.ts';
 import { until } from '../support/network.ts';
@@ -78,13 +78,14 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<any>
 }
 
 /**
- * Waits until `hash` has a receipt; returns the hash. Not ethers' waitForTransaction: it checks the
- * receipt, then waits for a block after the one its first poll sees, so a transaction anvil's
- * automine puts in a block between the two is never seen (no block follows it here).
+ * The receipt of `hash`, once there is one. Not ethers' waitForTransaction: it checks the receipt,
+ * then waits for a block after the one its first poll sees, so a transaction anvil's automine
+ * puts in a block between the two is never seen (no block follows it here).
  */
-async function untilMined(url: string, hash: string): Promise<string> {
-  await until(`a receipt of ${hash}`, async () => (await rpc(url, 'eth_getTransactionReceipt', [hash])) !== null);
-  return hash;
+async function receiptOf(p: JsonRpcProvider, hash: string): Promise<TransactionReceipt> {
+  let receipt = null as TransactionReceipt | null;
+  await until(`a receipt of ${hash}`, async () => (receipt = await p.getTransactionReceipt(hash)) !== null);
+  return receipt as TransactionReceipt;
 }
 
 t.test('traces equal to anvil\'s for the same transactions; cast run replays one', async (t) => {
@@ -100,9 +101,9 @@ t.test('traces equal to anvil\'s for the same transactions; cast run replays one
   let to = '';
   for (const [name, url] of Object.entries(urls)) {
     const p = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50 });
-    const receipt = await p.getTransactionReceipt(await untilMined(url, (await p.broadcastTransaction(deploy)).hash));
-    t.equal(receipt?.status, 1, `${name}: deployed`);
-    to = receipt!.contractAddress!;
+    const receipt = await receiptOf(p, (await p.broadcastTransaction(deploy)).hash);
+    t.equal(receipt.status, 1, `${name}: deployed`);
+    to = receipt.contractAddress!;
     p.destroy();
   }
   const calls = {
@@ -120,8 +121,8 @@ t.test('traces equal to anvil\'s for the same transactions; cast run replays one
     const p = new JsonRpcProvider(url, undefined, { staticNetwork: true, pollingInterval: 50 });
     for (const raw of signed) {
       const sent = await p.broadcastTransaction(raw);
-      const r = await p.getTransactionReceipt(await untilMined(url, sent.hash));
-      mined[name]!.push({ hash: sent.hash, block: r!.blockNumber });
+      const r = await receiptOf(p, sent.hash);
+      mined[name]!.push({ hash: sent.hash, block: r.blockNumber });
     }
     p.destroy();
   }
