@@ -165,12 +165,17 @@ export class PostgresHistoryStore implements HistoryStore {
   private transaction(statements: readonly pg.QueryConfig[]): Promise<void> {
     const run = async () => {
       const c = this.writerClient();
-      await c.query('BEGIN');
       try {
+        await c.query('BEGIN');
         for (const s of statements) await c.query(s);
         await c.query('COMMIT');
       } catch (e) {
-        await c.query('ROLLBACK').catch(() => {});
+        // The connection's 'end' may come after the failed query's answer: a fatal error, or a
+        // ROLLBACK that fails too, means the connection (and with it the lock) is gone now.
+        if ((e as { severity?: string }).severity === 'FATAL') this.lost ??= e as Error;
+        await c.query('ROLLBACK').catch((r: Error) => {
+          this.lost ??= r;
+        });
         throw e;
       }
     };
