@@ -99,7 +99,8 @@ for (;;) {
 if (unbundled.length > 0) console.error(`# not bundled, run through tsx: ${unbundled.join(', ')}`);
 
 const files = [...bundled.map((f) => join(relative(ROOT, OUT), f.replace(/\.ts$/, '.mjs'))), ...unbundled];
-const tap = spawn(process.execPath, [join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...rest, ...files], { cwd: ROOT, stdio: 'inherit' });
+const preload = join(ROOT, 'test', 'support', 'tap-without-processinfo.mjs');
+const tap = spawn(process.execPath, [`--import=${pathToFileURL(preload).href}`, join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...rest, ...files], { cwd: ROOT, stdio: 'inherit' });
 for (const s of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(s, () => tap.kill(s));
 tap.on('exit', (code, signal) => {
   process.exitCode = code ?? (signal === null ? 1 : 128);
