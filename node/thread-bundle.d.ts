@@ -14,3 +14,9 @@ export function currentBundle(name: string, cacheDir?: string): URL | null;
 
 /** Builds the bundle of `entry` and its manifest; resolves with its URL, or null when esbuild fails. */
 export function buildThreadBundle(name: string, entry: URL, cacheDir?: string): Promise<URL | null>;
+
+/**
+ * The esbuild plugin that reads every source itself (`.ts`, `.js`, `.json`), each module's
+ * `import.meta.url` replaced by its own source file's URL; `read` sees each file as bundled.
+ */
+export function sourcesPlugin(read?: (path: string, text: string) => void): import('esbuild').Plugin;

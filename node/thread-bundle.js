@@ -95,6 +95,30 @@ const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js', '.json':
  */
 const SETTINGS = ['tsconfig.json', 'package.json'];
 
+/**
+ * The esbuild plugin that reads every source itself: `.ts`, `.js` and `.json` only (any other kind
+ * fails the build), each module's `import.meta.url` replaced by its own source file's URL.
+ * `read` sees each file's path and text as bundled. Also used by the test suite's runner.
+ * @param {(path: string, text: string) => void} [read]
+ * @returns {import('esbuild').Plugin}
+ */
+export function sourcesPlugin(read) {
+  return {
+    name: 'svc-sources',
+    setup(b) {
+      b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+        const loader = LOADERS[extname(args.path)];
+        // A file this plugin does not read would not be hashed: no bundle then (tsx runs it).
+        if (loader === undefined) return { errors: [{ text: `not bundled: ${args.path}` }] };
+        const text = readFileSync(args.path, 'utf8');
+        read?.(args.path, text);
+        const url = JSON.stringify(pathToFileURL(args.path).href);
+        return { contents: loader === 'json' ? text : text.replaceAll(META_URL, () => url), loader };
+      });
+    },
+  };
+}
+
 /** @param {string} name @param {URL} entry @param {string} cacheDir @returns {Promise<URL | null>} */
 async function build(name, entry, cacheDir) {
   const esbuild = await import('esbuild');
@@ -113,21 +137,8 @@ async function build(name, entry, cacheDir) {
     // A module-level await inside esbuild's lazily initialized modules can deadlock in an import
     // cycle (the process exits with code 13): refuse it, and tsx runs such code instead.
     supported: { 'top-level-await': false },
-    plugins: [{
-      name: 'svc-sources',
-      setup(b) {
-        // Every source is read here, so the manifest hashes exactly the text bundled.
-        b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
-          const loader = LOADERS[extname(args.path)];
-          // A file this plugin does not read would not be hashed: no bundle then (tsx runs it).
-          if (loader === undefined) return { errors: [{ text: `not bundled: ${args.path}` }] };
-          const text = readFileSync(args.path, 'utf8');
-          inputs.push([resolve(args.path), sha256(text)]);
-          const url = JSON.stringify(pathToFileURL(args.path).href);
-          return { contents: loader === 'json' ? text : text.replaceAll(META_URL, () => url), loader };
-        });
-      },
-    }],
+    // Every source is read by the plugin, so the manifest hashes exactly the text bundled.
+    plugins: [sourcesPlugin((path, text) => inputs.push([resolve(path), sha256(text)]))],
   });
   const code = result.outputFiles[0]?.contents;
   if (code === undefined) return null;

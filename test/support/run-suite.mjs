@@ -16,20 +16,23 @@
 // A test file esbuild cannot bundle runs from its source through tsx (test/support/load-ts.mjs).
 // Arguments: test files (.ts) to run instead of all of them; anything else goes to tap.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { extname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sourcesPlugin } from '../../node/thread-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = join(ROOT, '.tap', 'bundles');
-const META_URL = ['import', 'meta', 'url'].join('.');
-/** @type {Record<string, 'ts' | 'js' | 'json'>} */
-const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js', '.json': 'json' };
 
 const args = process.argv.slice(2);
 const named = args.filter((a) => a.endsWith('.ts'));
 const rest = args.filter((a) => !a.endsWith('.ts'));
 const entries = (named.length > 0 ? named : allTests()).map((f) => relative(ROOT, resolve(f)));
+const missing = entries.filter((f) => !existsSync(join(ROOT, f)));
+if (missing.length > 0) {
+  console.error(`no such test file: ${missing.join(', ')}`);
+  process.exit(1);
+}
 
 /** Tap's include (package.json): test/**\/*.test.ts. */
 function allTests() {
@@ -63,18 +66,7 @@ async function build(bundled) {
       outExtension: { '.js': '.mjs' },
       absWorkingDir: ROOT,
       logLevel: 'silent',
-      plugins: [{
-        name: 'svc-sources',
-        setup(b) {
-          b.onLoad({ filter: /.*/, namespace: 'file' }, (a) => {
-            const loader = LOADERS[extname(a.path)];
-            if (loader === undefined) return { errors: [{ text: `not bundled: ${a.path}` }] };
-            const text = readFileSync(a.path, 'utf8');
-            const url = JSON.stringify(pathToFileURL(a.path).href);
-            return { contents: loader === 'json' ? text : text.replaceAll(META_URL, () => url), loader };
-          });
-        },
-      }],
+      plugins: [sourcesPlugin()],
     });
     return null;
   } catch (e) {
