@@ -1,4 +1,5 @@
 // Types of thread-bundle.js (plain JavaScript: bin/svc.js loads it before tsx).
+import type { Plugin } from 'esbuild';
 
 /** Where bundles and their manifests are kept (inside node_modules, so packages resolve). */
 export const THREAD_BUNDLE_CACHE: string;
@@ -19,4 +20,4 @@ export function buildThreadBundle(name: string, entry: URL, cacheDir?: string): 
  * The esbuild plugin that reads every source itself (`.ts`, `.js`, `.json`), each module's
  * `import.meta.url` replaced by its own source file's URL; `read` sees each file as bundled.
  */
-export function sourcesPlugin(read?: (path: string, text: string) => void): import('esbuild').Plugin;
+export function sourcesPlugin(read?: (path: string, text: string) => void): Plugin;
