@@ -3,6 +3,7 @@
 import { rm } from 'node:fs/promises';
 import t from 'tap';
 import { limit, orderAction, startNode, tempDir, wallets } from '../support/node.ts';
+import { waitFor } from '../support/network.ts';
 
 const [alice] = wallets as [typeof wallets[0]];
 const A = alice.address.toLowerCase();
@@ -33,4 +34,31 @@ t.test('a failed block write halts; restart resumes from disk', async (t) => {
   t.equal(open.length, 1);
   const again = await second.client.exchange(alice, orderAction(limit(0, true, '91000', '0.1')));
   t.match(again.body.response.data.statuses, [{ resting: { oid: 2 } }], 'and the chain goes on from disk');
+});
+
+t.test('a snapshot taken while a block is on its way to disk names that block', async (t) => {
+  const dataDir = await tempDir();
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const { node, client } = await startNode(t, { dataDir });
+  await client.exchange(alice, orderAction(limit(0, true, '90000', '0.1')));
+  const store = node.store;
+  const write = store.writeBlock.bind(store);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  store.writeBlock = async (w) => {
+    held = w.block.header.height;
+    await gate;
+    return write(w);
+  };
+  const answer = client.exchange(alice, orderAction(limit(0, true, '91000', '0.1')));
+  await waitFor('the block write', () => held > 0);
+  t.equal(node.chain.exchange.state.height, held, 'the block has executed; its write is held');
+  const saved = node.chain.saveSnapshot();
+  release();
+  await saved;
+  t.equal((await answer).status, 200);
+  const snapshot = await store.snapshot();
+  t.equal(snapshot?.head.height, held, 'the snapshot names the block it holds the state of');
+  t.equal((snapshot?.state as { height: number }).height, held);
 });
