@@ -231,7 +231,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
     this.wanted = null;
     const block = this.decodedBlocks.get(d.payload) ?? decodeBlock(d.payload);
     if (block === null) throw new Error(`invariant: decided value at ${d.height} is not a block`);
-    this.committing = this.app.commitBlock(block, commitFromCertificate(d.certificate)).then(
+    const committing: Promise<void> = this.app.commitBlock(block, commitFromCertificate(d.certificate)).then(
       () => {
         for (const e of block.evidence ?? []) this.evidencePool.delete(evidenceKey(e));
         if (!this.running) return;
@@ -243,8 +243,12 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
         this.opts.onFatal(err);
       },
     ).finally(() => {
-      this.committing = null;
+      // startHeight can decide the next height at once (a node catching up holds its certificate
+      // already), and that commit is `committing` now: clearing it would let `stop` return while
+      // it runs, and the node snapshot a state ahead of its durable head.
+      if (this.committing === committing) this.committing = null;
     });
+    this.committing = committing;
   }
 
   serveSync(peer: string, from: number, to: number): void {

@@ -9,6 +9,7 @@ import {
   validatorKeyFromSeed, type ConsensusMessage, type ConsensusTransport, type GuardStore, type ValidatorKey,
 } from '../../consensus/index.ts';
 import { keccak256, utf8 } from '../../primitives/index.ts';
+import { waitFor } from '../support/network.ts';
 import { tempDir } from '../support/node.ts';
 import { MemoryApp } from './memory-app.ts';
 
@@ -103,4 +104,29 @@ t.test('four engines agree, survive one stopped validator, halt without two, res
   t.ok(progress.some(([h, target]) => target - h > 3), `reported being behind: ${JSON.stringify(progress.slice(0, 3))}`);
   const last = progress[progress.length - 1];
   t.ok(last !== undefined && last[0] === last[1], 'and then caught up');
+
+  // Stopped while catching up, just after a commit began: stop waits for it (the engine must not
+  // lose track of a commit that its previous one's startHeight set off).
+  await stop(3);
+  const m3 = members[3]!;
+  const from = m3.app.last.height;
+  await Promise.all(members.slice(0, 3).map((m) => m.app.untilHeight(from + 20)));
+  let running = 0;
+  let stopped: Promise<void> | null = null;
+  const commit = m3.app.commitBlock.bind(m3.app);
+  m3.app.commitBlock = async (block, c) => {
+    running++;
+    // Stop once this commit has begun and every callback of the one before it has run.
+    if (block.header.height === from + 4) setImmediate(() => (stopped = stop(3)));
+    try {
+      await new Promise((r) => setTimeout(r, 5));
+      await commit(block, c);
+    } finally {
+      running--;
+    }
+  };
+  start(3);
+  await (await waitFor('the stop during catch-up', () => (stopped === null ? null : { stopped }))).stopped;
+  t.ok(m3.app.last.height < from + 20, `stopped while behind (at ${m3.app.last.height} of ${from + 20})`);
+  t.equal(running, 0, 'a stopped engine has no commit running');
 });
