@@ -71,5 +71,8 @@ t.test('viem: transfer, precompile-reading contract, subscriptions', async (t) =
   t.equal(ev.args.perp, 1);
   t.equal(ev.transactionHash, recordHash);
   t.ok(ev.args.px > 0n, 'ETH oracle price logged');
-  t.ok(heads.every((h, i) => i === 0 || h === (heads[i - 1] as bigint) + 1n), 'newHeads arrive in order, one per block');
+  // viem fetches each head's block before calling onBlock, and those answers may come back out of
+  // order; what the node guarantees is one notification per block, none missed.
+  const sorted = [...heads].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  t.ok(sorted.every((h, i) => i === 0 || h === (sorted[i - 1] as bigint) + 1n), `newHeads arrive one per block, none missed: ${heads.join(', ')}`);
 });
