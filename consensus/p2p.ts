@@ -1,6 +1,9 @@
 // Consensus messages and transactions over js-libp2p (TCP, noise, yamux): every node keeps one
-// stream per peer on the protocol /svc/<chainId>/consensus/1 and writes length-prefixed frames on
-// it, each starting with its channel (0 consensus, 1 transaction). Validators
+// stream per peer on the protocol /svc/<chainId>/consensus/2 and writes length-prefixed frames on
+// it, each starting with its channel (0 consensus, 1 transaction, 2 a request for a whole
+// proposal). Proposals go out compact: the transactions this node gossiped or was gossiped are
+// named by key, and the receiver fills them in from what it was gossiped; one it lacks after the
+// frames already read makes it ask the sender for the whole proposal. Validators
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
 // joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
 // recovered by the replica's rebroadcast and block sync, so sending never waits. Frames written
@@ -11,8 +14,10 @@
 import type { Libp2p } from 'libp2p';
 import type { Stream } from '@libp2p/interface';
 import type { ConsensusTransport } from './bft-engine.ts';
+import { utf8, utf8Text } from '../primitives/index.ts';
 import type { ConsensusMessage } from './replica.ts';
-import { decodeMessage, encodeMessage, MAX_MESSAGE_BYTES } from './wire.ts';
+import { TxCache } from './tx-cache.ts';
+import { compactMessage, decodeMessage, encodeMessage, expandMessage, isCompactMessage, MAX_MESSAGE_BYTES } from './wire.ts';
 
 function polyfillWithResolvers(): void {
   const P = Promise as unknown as { withResolvers?: unknown };
@@ -39,6 +44,8 @@ export interface P2pOptions {
   readonly redialMs?: number;
   /** Bytes queued on one stream beyond which messages to that peer are dropped. */
   readonly maxQueuedBytes?: number;
+  /** Bytes of gossiped transactions kept for filling in compact proposals (default 64 MiB). */
+  readonly txCacheBytes?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -63,6 +70,9 @@ export class FrameDecoder {
 /** First byte of a frame: which channel it belongs to. */
 const CONSENSUS = 0;
 const TX = 1;
+const WANT_PROPOSAL = 2;
+/** Own proposals kept to answer a peer that could not fill one in. */
+const OWN_PROPOSALS_KEPT = 16;
 
 function channel(id: number, bytes: Uint8Array): Uint8Array {
   return Buffer.concat([Uint8Array.of(id), bytes]);
@@ -92,6 +102,11 @@ export class Libp2pTransport implements ConsensusTransport {
   private stopped = false;
   /** Frames written in the current burst, per stream, in order; sent by `flushWrites`. */
   private readonly outbox = new Map<Stream, { peer: string; frames: Uint8Array[]; bytes: number }>();
+  private readonly txCache: TxCache;
+  /** Frames of own proposals by signature: whole and compact (null when nothing was compacted). */
+  private readonly ownProposals = new Map<string, { whole: Uint8Array; compact: Uint8Array | null }>();
+  /** Compact proposals sent and received, and those received that had to be asked for whole. */
+  readonly proposalStats = { compactSent: 0, compactReceived: 0, askedWhole: 0 };
 
   private constructor(
     private readonly node: Libp2p,
@@ -99,6 +114,7 @@ export class Libp2pTransport implements ConsensusTransport {
     private readonly protocol: string,
   ) {
     this.peers = [...opts.peers];
+    this.txCache = new TxCache(opts.txCacheBytes ?? 64 << 20);
   }
 
   /** Adds a peer to dial (and redial) by its multiaddr with /p2p/<peer id>. */
@@ -119,7 +135,7 @@ export class Libp2pTransport implements ConsensusTransport {
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
     });
-    const t = new Libp2pTransport(node, opts, `/svc/${opts.chainId}/consensus/1`);
+    const t = new Libp2pTransport(node, opts, `/svc/${opts.chainId}/consensus/2`);
     await node.handle(t.protocol, (stream, connection) => t.attach(connection.remotePeer.toString(), stream), { runOnLimitedConnection: false });
     t.dialAll();
     t.redial = setInterval(() => t.dialAll(), opts.redialMs ?? 1000);
@@ -149,17 +165,42 @@ export class Libp2pTransport implements ConsensusTransport {
   }
 
   broadcast(msg: ConsensusMessage): void {
-    this.broadcastFrame(frame(channel(CONSENSUS, encodeMessage(msg))));
+    this.broadcastFrame(this.messageFrame(msg, this.streams.size));
   }
 
   /** Gossips a transaction admitted here to every peer (validators connect to all validators). */
   broadcastTx(tx: Uint8Array): void {
+    this.txCache.add(tx);
     this.broadcastFrame(frame(channel(TX, tx)));
   }
 
   send(peer: string, msg: ConsensusMessage): void {
+    const stream = this.streamOf(peer);
+    if (stream !== undefined) this.write(peer, stream, this.messageFrame(msg, 1));
+  }
+
+  private streamOf(peer: string): Stream | undefined {
     const list = this.streams.get(peer);
-    if (list !== undefined) this.write(peer, list[list.length - 1] as Stream, frame(channel(CONSENSUS, encodeMessage(msg))));
+    return list === undefined ? undefined : list[list.length - 1];
+  }
+
+  /** A message's frame; an own proposal's compact one, made once (a proposal is rebroadcast on every tick). */
+  private messageFrame(msg: ConsensusMessage, peers: number): Uint8Array {
+    if (msg.kind !== 'proposal') return frame(channel(CONSENSUS, encodeMessage(msg)));
+    let own = this.ownProposals.get(msg.proposal.signature);
+    if (own === undefined) {
+      const whole = encodeMessage(msg);
+      const compact = compactMessage(whole, (key) => this.txCache.has(key));
+      own = { whole: frame(channel(CONSENSUS, whole)), compact: compact === null ? null : frame(channel(CONSENSUS, compact)) };
+      this.ownProposals.set(msg.proposal.signature, own);
+      for (const k of this.ownProposals.keys()) {
+        if (this.ownProposals.size <= OWN_PROPOSALS_KEPT) break;
+        this.ownProposals.delete(k);
+      }
+    }
+    if (own.compact === null) return own.whole;
+    this.proposalStats.compactSent += peers;
+    return own.compact;
   }
 
   private broadcastFrame(bytes: Uint8Array): void {
@@ -229,10 +270,24 @@ export class Libp2pTransport implements ConsensusTransport {
       try {
         for (const bytes of decoder.push(e.data.subarray())) {
           if (bytes[0] === TX) {
-            this.txHandler?.(peer, bytes.subarray(1));
+            const tx = new Uint8Array(bytes.subarray(1)); // its own bytes: the cache keeps it
+            this.txCache.add(tx);
+            this.txHandler?.(peer, tx);
             continue;
           }
-          const msg = bytes[0] === CONSENSUS ? decodeMessage(bytes.subarray(1)) : null;
+          if (bytes[0] === WANT_PROPOSAL) {
+            const own = this.ownProposals.get(utf8Text(bytes.subarray(1)));
+            if (own !== undefined) this.write(peer, stream, own.whole);
+            continue;
+          }
+          if (bytes[0] !== CONSENSUS) continue;
+          const body = bytes.subarray(1);
+          if (isCompactMessage(body)) {
+            this.proposalStats.compactReceived++;
+            this.receiveCompact(peer, stream, body, false);
+            continue;
+          }
+          const msg = decodeMessage(body);
           if (msg !== null) this.handler?.(peer, msg);
         }
       } catch (err) {
@@ -241,6 +296,31 @@ export class Libp2pTransport implements ConsensusTransport {
       }
     });
     stream.addEventListener('close', () => this.drop(peer, stream));
+  }
+
+  /**
+   * Fills in a compact proposal from the gossiped transactions. A transaction gossiped by a third
+   * node may still be in a frame not yet read, so a miss waits for the frames already received
+   * (the check phase, after this poll's reads) before asking the sender for the whole proposal.
+   */
+  private receiveCompact(peer: string, stream: Stream, body: Uint8Array, retried: boolean): void {
+    const whole = expandMessage(body, (key) => this.txCache.get(key));
+    if (whole instanceof Uint8Array) {
+      const msg = decodeMessage(whole);
+      if (msg !== null) this.handler?.(peer, msg);
+    } else if (whole !== null && !retried) {
+      setImmediate(() => {
+        if (this.stopped) return;
+        try {
+          this.receiveCompact(peer, stream, body, true);
+        } catch (err) {
+          this.opts.log?.(`bad proposal from ${peer}: ${(err as Error).message}`);
+        }
+      });
+    } else if (whole !== null) {
+      this.proposalStats.askedWhole++;
+      this.write(peer, stream, frame(channel(WANT_PROPOSAL, utf8(whole.signature))));
+    }
   }
 
   private drop(peer: string, stream: Stream): void {

@@ -1,6 +1,10 @@
-// Consensus messages on the wire: JSON with byte arrays in base64, checked field by field on
-// the way in, since they come from any peer. Signatures are checked later by the replica.
-import { utf8Text } from '../primitives/index.ts';
+// Consensus messages on the wire, checked field by field on the way in, since they come from any
+// peer; signatures are checked later by the replica. Votes and status are JSON. A message that
+// carries a block (proposal, decided) is `[kind][u32 n][n bytes of JSON][the block's bytes]`, so
+// the block travels as its own bytes; a compact proposal carries a compact block
+// (`compactBlock`), which the receiver expands from the transactions it was gossiped.
+import { utf8, utf8Text } from '../primitives/index.ts';
+import { compactBlock, expandBlock } from './block-codec.ts';
 import type { CommitCertificate } from './certificate.ts';
 import type { ConsensusMessage } from './replica.ts';
 import type { Proposal, Vote } from './types.ts';
@@ -9,14 +13,87 @@ const HEX_KEY = /^[0-9a-f]{64}$/;
 const HEX_SIG = /^[0-9a-f]{128}$/;
 const VALUE_ID = /^0x[0-9a-f]{64}$/;
 
-/** Largest message accepted (a block of the default 4 MiB of transactions in base64, with room). */
+/** Largest message accepted (a block of the default 4 MiB of transactions, with room). */
 export const MAX_MESSAGE_BYTES = 8 << 20;
 
+/** First byte of a message carrying a block; a JSON message starts with `{`. */
+const PROPOSAL = 1;
+const COMPACT_PROPOSAL = 2;
+const DECIDED = 3;
+
+function withBlock(kind: number, head: unknown, block: Uint8Array): Uint8Array {
+  const json = utf8(JSON.stringify(head));
+  const out = new Uint8Array(5 + json.length + block.length);
+  out[0] = kind;
+  new DataView(out.buffer).setUint32(1, json.length);
+  out.set(json, 5);
+  out.set(block, 5 + json.length);
+  return out;
+}
+
+/** The JSON head and the block of a message with a block, or null when its framing is broken. */
+function splitBlock(bytes: Uint8Array): { head: unknown; block: Uint8Array } | null {
+  if (bytes.length < 5) return null;
+  const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
+  if (5 + n > bytes.length) return null;
+  try {
+    return { head: JSON.parse(utf8Text(bytes.subarray(5, 5 + n))), block: bytes.subarray(5 + n) };
+  } catch {
+    return null;
+  }
+}
+
 export function encodeMessage(msg: ConsensusMessage): Uint8Array {
-  const wire = msg.kind === 'proposal' || msg.kind === 'decided'
-    ? { ...msg, payload: Buffer.from(msg.payload).toString('base64') }
-    : msg;
-  return Buffer.from(JSON.stringify(wire));
+  if (msg.kind === 'proposal') return withBlock(PROPOSAL, { proposal: msg.proposal }, msg.payload);
+  if (msg.kind === 'decided') return withBlock(DECIDED, { certificate: msg.certificate }, msg.payload);
+  return utf8(JSON.stringify(msg));
+}
+
+/**
+ * An encoded proposal with the transactions `known` to the receiver as keys, or null when `encoded`
+ * is not a proposal or none is known (send it whole).
+ */
+export function compactMessage(encoded: Uint8Array, known: (key: string) => boolean): Uint8Array | null {
+  if (encoded[0] !== PROPOSAL) return null;
+  const parts = splitBlock(encoded);
+  if (parts === null) return null;
+  const block = compactBlock(parts.block, known);
+  if (block === null) return null;
+  const out = new Uint8Array(encoded.length - parts.block.length + block.length);
+  out.set(encoded.subarray(0, encoded.length - parts.block.length));
+  out[0] = COMPACT_PROPOSAL;
+  out.set(block, encoded.length - parts.block.length);
+  return out;
+}
+
+export function isCompactMessage(bytes: Uint8Array): boolean {
+  return bytes[0] === COMPACT_PROPOSAL;
+}
+
+/**
+ * A compact proposal as the whole proposal's encoding, its transactions looked up by key; when
+ * some are not found, how many and the proposal's signature (to ask its sender for it whole).
+ * Null when malformed.
+ */
+export function expandMessage(
+  bytes: Uint8Array,
+  lookup: (key: string) => Uint8Array | undefined,
+): Uint8Array | { missing: number; signature: string } | null {
+  if (bytes[0] !== COMPACT_PROPOSAL) return null;
+  const parts = splitBlock(bytes);
+  if (parts === null) return null;
+  const block = expandBlock(parts.block, lookup);
+  if (block === null) return null;
+  if (!(block instanceof Uint8Array)) {
+    const p = isObj(parts.head) && isObj(parts.head.proposal) ? signature(parts.head.proposal.signature) : null;
+    return p === null ? null : { missing: block.missing, signature: p };
+  }
+  const headBytes = bytes.length - parts.block.length;
+  const out = new Uint8Array(headBytes + block.length);
+  out.set(bytes.subarray(0, headBytes));
+  out[0] = PROPOSAL;
+  out.set(block, headBytes);
+  return out;
 }
 
 const isInt = (x: unknown, min: number): x is number => Number.isSafeInteger(x) && (x as number) >= min;
@@ -51,17 +128,6 @@ function certificate(x: unknown): CommitCertificate | null {
   return { height: x.height, round: x.round, valueId: x.valueId, signatures };
 }
 
-/**
- * Canonical base64 only (what encodeMessage writes): Buffer's decoder skips characters outside
- * the alphabet, so the decoded bytes must encode back to the same text. Native on both sides; a
- * regular expression and a per-element copy over a block's megabytes cost more than its decoding.
- */
-function payload(x: unknown): Uint8Array | null {
-  if (typeof x !== 'string') return null;
-  const bytes = Buffer.from(x, 'base64');
-  return bytes.toString('base64') === x ? new Uint8Array(bytes) : null;
-}
-
 function signature(x: unknown): string | null {
   return typeof x === 'string' && HEX_SIG.test(x) ? x : null;
 }
@@ -69,6 +135,20 @@ function signature(x: unknown): string | null {
 /** The message in `bytes`, or null when they are not a well-formed consensus message. */
 export function decodeMessage(bytes: Uint8Array): ConsensusMessage | null {
   if (bytes.length > MAX_MESSAGE_BYTES) return null;
+  if (bytes[0] === PROPOSAL || bytes[0] === DECIDED) {
+    const parts = splitBlock(bytes);
+    if (parts === null || !isObj(parts.head)) return null;
+    // Its own bytes: the replica keeps the payload (WAL, decision) beyond this frame.
+    const payload = new Uint8Array(parts.block);
+    if (bytes[0] === DECIDED) {
+      const c = certificate(parts.head.certificate);
+      return c === null ? null : { kind: 'decided', certificate: c, payload };
+    }
+    if (!isObj(parts.head.proposal)) return null;
+    const m = proposal(parts.head.proposal.message);
+    const s = signature(parts.head.proposal.signature);
+    return m === null || s === null ? null : { kind: 'proposal', proposal: { message: m, signature: s }, payload };
+  }
   let x: unknown;
   try {
     x = JSON.parse(utf8Text(bytes));
@@ -84,18 +164,6 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage | null {
       const m = vote(x.vote.message);
       const s = signature(x.vote.signature);
       return m === null || s === null ? null : { kind: 'vote', vote: { message: m, signature: s } };
-    }
-    case 'proposal': {
-      if (!isObj(x.proposal)) return null;
-      const m = proposal(x.proposal.message);
-      const s = signature(x.proposal.signature);
-      const p = payload(x.payload);
-      return m === null || s === null || p === null ? null : { kind: 'proposal', proposal: { message: m, signature: s }, payload: p };
-    }
-    case 'decided': {
-      const c = certificate(x.certificate);
-      const p = payload(x.payload);
-      return c === null || p === null ? null : { kind: 'decided', certificate: c, payload: p };
     }
     default:
       return null;

@@ -1,13 +1,15 @@
 // Four BFT engines over js-libp2p on loopback (TCP, noise, yamux): they connect, agree on blocks,
-// and a validator restarted on a new port dials back in and catches up.
+// and a validator restarted on a new port dials back in and catches up. Proposals travel compact
+// and are filled in from gossip, or asked for whole when a transaction was not gossiped.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import {
-  BftEngine, FileWal, FrameDecoder, Libp2pTransport, MemoryGuardStore, SignGuard, ValidatorSet, frame, headerHash,
-  validatorKeyFromSeed, type GuardStore, type ValidatorKey,
+  BftEngine, FileWal, FrameDecoder, Libp2pTransport, MemoryGuardStore, SignGuard, ValidatorSet, encodeBlock, frame, headerHash,
+  txRoot, validatorKeyFromSeed, type ConsensusMessage, type GuardStore, type ValidatorKey,
 } from '../../consensus/index.ts';
 import { keccak256, utf8 } from '../../primitives/index.ts';
+import { until } from '../support/network.ts';
 import { tempDir } from '../support/node.ts';
 import { MemoryApp } from './memory-app.ts';
 
@@ -68,4 +70,36 @@ t.test('four validators over libp2p', async (t) => {
   const tip = Math.max(...members.map((m) => m.app.last.height));
   await Promise.all(members.map((m) => m.app.untilHeight(tip + 2, 30_000)));
   for (let h = 1; h <= tip + 2; h++) t.equal(new Set(members.map((m) => headerHash(m.app.blocks[h - 1]!.block.header))).size, 1, `one block at height ${h}`);
+});
+
+t.test('a proposal goes out compact; a receiver missing a transaction asks for it whole', async (t) => {
+  // A is connected to B and C; B and C are not connected, so what C gossips reaches A only.
+  const nets = await Promise.all(['a', 'b', 'c'].map((n) => Libp2pTransport.start({ chainId: 3, nodeKeySeed: keccak256(utf8(`compact-${n}`)), listen: '/ip4/127.0.0.1/tcp/0', peers: [], redialMs: 100 })));
+  t.teardown(() => Promise.all(nets.map((n) => n.stop())));
+  const [a, b, c] = nets as [Libp2pTransport, Libp2pTransport, Libp2pTransport];
+  const got = new Map<Libp2pTransport, ConsensusMessage[]>(nets.map((n) => [n, []]));
+  const txs = new Map<Libp2pTransport, number>(nets.map((n) => [n, 0]));
+  for (const n of nets) {
+    n.onMessage((_from, msg) => got.get(n)!.push(msg));
+    n.onTx(() => txs.set(n, txs.get(n)! + 1));
+  }
+  a.addPeer(b.addresses[0]!);
+  a.addPeer(c.addresses[0]!);
+  await until('A connected to B and C', () => a.connectedPeers.length === 2 && b.connectedPeers.length === 1 && c.connectedPeers.length === 1);
+
+  const fromA = utf8('a transaction A gossips');
+  const fromC = utf8('a transaction only A is gossiped');
+  c.broadcastTx(fromC);
+  a.broadcastTx(fromA);
+  await until('gossip delivered', () => txs.get(a) === 1 && txs.get(b) === 1 && txs.get(c) === 1);
+
+  const blockTxs = [fromA, fromC, utf8('a transaction nobody gossiped')];
+  const payload = encodeBlock({ header: { chainId: 3, height: 1, time: 1, parentHash: `0x${'00'.repeat(32)}`, txRoot: txRoot(blockTxs), appHash: `0x${'00'.repeat(32)}`, proposer: 'cd'.repeat(32) }, txs: blockTxs });
+  const proposal: ConsensusMessage = { kind: 'proposal', proposal: { message: { height: 1, round: 0, polRound: -1, valueId: `0x${'ab'.repeat(32)}`, proposer: 'cd'.repeat(32) }, signature: 'ef'.repeat(64) }, payload };
+  a.broadcast(proposal);
+  await until('B and C have the proposal', () => got.get(b)!.length === 1 && got.get(c)!.length === 1);
+  for (const n of [b, c]) t.same(got.get(n)![0], proposal, 'the whole proposal, byte for byte');
+  t.equal(a.proposalStats.compactSent, 2, 'sent compact to both');
+  t.same(c.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 0 }, 'C filled it in from gossip');
+  t.same(b.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 1 }, 'B lacked one and asked A for it whole');
 });
