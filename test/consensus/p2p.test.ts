@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import {
-  BftEngine, FileWal, FrameDecoder, Libp2pTransport, MemoryGuardStore, SignGuard, ValidatorSet, encodeBlock, frame, headerHash,
+  BftEngine, FileWal, FrameDecoder, Libp2pTransport, MemoryGuardStore, SignGuard, ValidatorSet, encodeBlock, encodeMessage, frame, headerHash,
   txRoot, validatorKeyFromSeed, type ConsensusMessage, type GuardStore, type ValidatorKey,
 } from '../../consensus/index.ts';
 import { keccak256, utf8 } from '../../primitives/index.ts';
@@ -102,4 +102,30 @@ t.test('a proposal goes out compact; a receiver missing a transaction asks for i
   t.equal(a.proposalStats.compactSent, 2, 'sent compact to both');
   t.same(c.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 0 }, 'C filled it in from gossip');
   t.same(b.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 1 }, 'B lacked one and asked A for it whole');
+});
+
+t.test('messages many times the stream window arrive whole and in order', async (t) => {
+  const nets = await Promise.all(['x', 'y'].map((n) => Libp2pTransport.start({ chainId: 3, nodeKeySeed: keccak256(utf8(`window-${n}`)), listen: '/ip4/127.0.0.1/tcp/0', peers: [], redialMs: 100 })));
+  t.teardown(() => Promise.all(nets.map((n) => n.stop())));
+  const [x, y] = nets as [Libp2pTransport, Libp2pTransport];
+  const got: ConsensusMessage[] = [];
+  y.onMessage((_from, msg) => got.push(msg));
+  x.addPeer(y.addresses[0]!);
+  await until('connected', () => x.connectedPeers.length === 1 && y.connectedPeers.length === 1);
+  // Three blocks of 3 MiB each (12 times yamux's 256 KiB window) and small messages between them.
+  const sent: ConsensusMessage[] = [];
+  for (let i = 0; i < 3; i++) {
+    const txs = Array.from({ length: 48 }, (_, j) => new Uint8Array(64 * 1024).fill((i * 48 + j) & 0xff));
+    const payload = encodeBlock({ header: { chainId: 3, height: 1, time: 1, parentHash: `0x${'00'.repeat(32)}`, txRoot: txRoot(txs), appHash: `0x${'00'.repeat(32)}`, proposer: 'cd'.repeat(32) }, txs });
+    const big: ConsensusMessage = { kind: 'proposal', proposal: { message: { height: 1, round: i, polRound: -1, valueId: `0x${'ab'.repeat(32)}`, proposer: 'cd'.repeat(32) }, signature: `${i}`.repeat(128) }, payload };
+    const small: ConsensusMessage = { kind: 'status', height: i + 1 };
+    x.broadcast(big);
+    x.broadcast(small);
+    sent.push(big, small);
+  }
+  const started = performance.now();
+  await until('all delivered', () => got.length === sent.length, 30_000);
+  t.comment(`9 MiB delivered in ${(performance.now() - started).toFixed(0)} ms`);
+  const bytes = (m: ConsensusMessage) => Buffer.from(encodeMessage(m)).toString('base64');
+  t.same(got.map(bytes), sent.map(bytes), 'in order, byte for byte');
 });
