@@ -593,7 +593,6 @@ async function systemTransfer(vm: VM, state: MerkleStateManager, block: Block, r
 }
 
 const EMPTY_BLOOM = new Uint8Array(256);
-const EMPTY_BLOOM_HEX = bytesToHex(EMPTY_BLOOM);
 
 function storedReceipt(t: IncludedTx): StoredReceipt {
   return {
@@ -602,7 +601,8 @@ function storedReceipt(t: IncludedTx): StoredReceipt {
     gasUsed: bigIntToHex(t.gasUsed),
     effectiveGasPrice: bigIntToHex(t.gasPrice),
     logs: t.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((x) => bytesToHex(x)), data: bytesToHex(data) })),
-    logsBloom: t.bloom === null ? EMPTY_BLOOM_HEX : bytesToHex(t.bloom),
+    // No logs, so an all-zero bloom: left out (read as zeros), whichever path ran the transaction.
+    ...(t.bloom === null || t.logs.length === 0 ? {} : { logsBloom: bytesToHex(t.bloom) }),
     contractAddress: t.createdAddress,
   };
 }

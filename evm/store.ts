@@ -17,7 +17,8 @@ export interface StoredReceipt {
   readonly gasUsed: string;
   readonly effectiveGasPrice: string;
   readonly logs: StoredLog[];
-  readonly logsBloom: string;
+  /** Hex; absent when the receipt has no logs (all zeros): 514 characters of JSON saved per transfer. */
+  readonly logsBloom?: string;
   readonly contractAddress: string | null;
 }
 

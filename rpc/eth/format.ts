@@ -5,6 +5,8 @@ import { bigIntToHex, bytesToHex } from '@ethereumjs/util';
 import type { StoredEvmBlock, StoredReceipt } from '../../evm/index.ts';
 
 const hex = (n: bigint | number) => bigIntToHex(BigInt(n));
+/** A receipt without logs is stored without its (all-zero) bloom. */
+const EMPTY_BLOOM_HEX = `0x${'00'.repeat(256)}`;
 
 export function blockJson(block: Block, stored: StoredEvmBlock, full: boolean): Record<string, unknown> {
   const h = block.header;
@@ -126,7 +128,7 @@ export function receiptJson(block: Block, stored: StoredEvmBlock, index: number)
     gasUsed: r.gasUsed,
     contractAddress: r.contractAddress,
     logs: logsOf(block, stored, index),
-    logsBloom: r.logsBloom,
+    logsBloom: r.logsBloom ?? EMPTY_BLOOM_HEX,
     status: hex(r.status),
     effectiveGasPrice: r.effectiveGasPrice,
     type: hex(tx.type),

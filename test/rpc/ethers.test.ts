@@ -39,6 +39,7 @@ t.test('ethers: transfers, contract deploy/call/logs/revert, errors', async (t) 
   const receipt = (await sent.wait()) as TransactionReceipt;
   t.equal(receipt.status, 1);
   t.equal(receipt.gasUsed, 21000n);
+  t.equal(receipt.logsBloom, `0x${'00'.repeat(256)}`, 'a transfer logs nothing: an all-zero bloom (stored without it)');
   t.equal(await provider.getBalance(dest), parseEther('1.5'));
   t.equal(await provider.getTransactionCount(alice.address), 1);
   const byHash = await provider.getTransaction(sent.hash);
@@ -56,6 +57,7 @@ t.test('ethers: transfers, contract deploy/call/logs/revert, errors', async (t) 
   const setTx = await counter.getFunction('set')(42n);
   const setReceipt = (await setTx.wait()) as TransactionReceipt;
   t.equal(setReceipt.logs.length, 1);
+  t.not(setReceipt.logsBloom, `0x${'00'.repeat(256)}`, 'a receipt with a log keeps its bloom');
   const parsed = counter.interface.parseLog(setReceipt.logs[0]!);
   t.equal(parsed?.name, 'Set');
   t.equal(parsed?.args[1], 42n);
