@@ -1,6 +1,7 @@
 // Node processes for the benchmarks: `svc testnet` homes and `svc start` processes on loopback.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,12 +48,42 @@ export function startSvc(args: string[], execArgv: string[] = []): Promise<NodeP
   });
 }
 
+/** Whether a loopback port can be listened on now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A base port for `svc testnet --base-port` whose ports for `validators` nodes (10 apart) are
+ * free, below the kernel's ephemeral range (32768 and up on Linux): an outgoing connection of
+ * anything running alongside takes ports from that range, so a base there can collide between
+ * the check and the listen (a benchmark once failed with "cannot listen" that way), and a
+ * validator restarted on its ports must find them free.
+ */
+export async function freeBasePort(validators: number): Promise<number> {
+  const span = validators * 10;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * ((12_000 - span) / 10)) * 10;
+    const free = await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no ${span} free ports found below the ephemeral range`);
+}
+
 /** `svc testnet --validators n` in `dir`, then the n nodes started; resolves once all are past height 3. */
 export async function startTestnet(dir: string, validators: number, execArgvOf: (i: number) => string[] = () => []): Promise<NodeProcess[]> {
-  const base = 40_000 + Math.floor(Math.random() * 1_000) * 10;
+  const base = await freeBasePort(validators);
   await runSvc(['testnet', '--validators', String(validators), '--out', dir, '--base-port', String(base)]);
   const nodes: NodeProcess[] = [];
-  for (let i = 0; i < validators; i++) nodes.push(await startSvc(['start', '--home', join(dir, `node${i}`)], execArgvOf(i)));
+  try {
+    for (let i = 0; i < validators; i++) nodes.push(await startSvc(['start', '--home', join(dir, `node${i}`)], execArgvOf(i)));
+  } catch (err) {
+    await stopAll(nodes); // the ones started: no orphans left running beside the next benchmark
+    throw err;
+  }
   const deadline = Date.now() + 60_000;
   while ((await Promise.all(nodes.map((n) => height(n.rest)))).some((h) => h < 3)) {
     if (Date.now() > deadline) {

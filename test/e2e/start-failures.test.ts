@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { FileWal, SIGN_STEP, SignGuard, WalGuardStore, validatorKeyFromSeed } from '../../consensus/index.ts';
+import { freeBasePort } from '../support/network.ts';
 import { tempDir } from '../support/node.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
@@ -26,7 +27,7 @@ function svc(args: string[], timeoutMs = 60_000): Promise<{ code: number | null;
 t.test('a WAL whose record after the last signature record is corrupt stops the validator with the reason', async (t) => {
   const dir = await tempDir('svc-validator-start-');
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const base = 36_000 + Math.floor(Math.random() * 2_000) * 10;
+  const base = await freeBasePort(1);
   const made = await svc(['testnet', '--validators', '1', '--out', dir, '--base-port', String(base)]);
   t.equal(made.code, 0, made.out);
   const home = join(dir, 'node0');

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { headerHash } from '../../consensus/index.ts';
 import { ChainStoreForTests } from '../../node/index.ts';
+import { freeBasePort } from '../support/network.ts';
 import { Client, limit, orderAction, tempDir, wallets } from '../support/node.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
@@ -59,7 +60,7 @@ t.jobs = 2;
 t.test('a four-validator testnet of real processes', async (t) => {
   const dir = await tempDir('svc-testnet-');
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const base = 30_000 + Math.floor(Math.random() * 2_000) * 10;
+  const base = await freeBasePort(4);
   await run(['testnet', '--validators', '4', '--out', dir, '--base-port', String(base)]);
   const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
   for (const home of homes) {

@@ -13,9 +13,8 @@ import { cp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanStoredActions, verifyDataDir } from '../../node/index.ts';
-import { height as heightOf, runSvc, startSvc, stopAll, type NodeProcess } from '../../bench/processes.ts';
+import { freeBasePort, height as heightOf, runSvc, startSvc, stopAll, type NodeProcess } from '../../bench/processes.ts';
 import { mulberry32 } from './exchange.ts';
-import { portIsFree } from './network.ts';
 import type { CrashSenderConfig, CrashSenderMessage } from './crash-sender.ts';
 
 const SENDER = fileURLToPath(new URL('./crash-sender.ts', import.meta.url));
@@ -136,20 +135,6 @@ async function tearTail(file: TornFile, dataDir: string, rand: () => number, fli
   return `${name}: byte ${size - n} of ${size} flipped`;
 }
 
-/**
- * A testnet's base port whose 40 ports (4 nodes, 10 apart) are free, below the kernel's ephemeral
- * range: a validator restarted on its ports must find them free, and a connection of another test
- * could take one from that range (test/support/network.ts, freePort).
- */
-async function freeBase(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 1_200) * 10;
-    const ports = Array.from({ length: 40 }, (_, i) => base + i);
-    const free = await Promise.all(ports.map(portIsFree));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error('no 40 free ports found below the ephemeral range');
-}
 
 export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => {});
@@ -167,7 +152,7 @@ export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport>
     dirs.push(join(opts.workDir, 'devnet'));
     nodes.push(await startSvc(svcArgs(dirs[0] as string)));
   } else {
-    const base = await freeBase();
+    const base = await freeBasePort(4);
     const net = join(opts.workDir, 'testnet');
     await runSvc(['testnet', '--validators', '4', '--out', net, '--base-port', String(base)]);
     for (let i = 0; i < 4; i++) dirs.push(join(net, `node${i}`));

@@ -2,21 +2,15 @@
 // home per node under a temporary root, libp2p ports and peer lists, and each node's config.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateValidatorKey, peerIdOfSeed, type ValidatorKey } from '../../consensus/index.ts';
 import type { GenesisFile } from '../../genesis/index.ts';
 import { DEFAULT_NODE_CONFIG, type NodeConfig } from '../../node/index.ts';
 import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
+import { portIsFree } from '../../bench/processes.ts';
 import { tempDir } from './node.ts';
 
-/** Whether a loopback port can be listened on now. */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
+export { freeBasePort, portIsFree } from '../../bench/processes.ts';
 
 export async function freePort(): Promise<number> {
   // Below the kernel's ephemeral range (32768 and up on Linux): a node restarted on its port must
