@@ -73,6 +73,7 @@ const TX = 1;
 const WANT_PROPOSAL = 2;
 /** Own proposals kept to answer a peer that could not fill one in. */
 const OWN_PROPOSALS_KEPT = 16;
+const RECEIVED_WHOLE_KEPT = 64;
 
 function channel(id: number, bytes: Uint8Array): Uint8Array {
   return Buffer.concat([Uint8Array.of(id), bytes]);
@@ -103,8 +104,14 @@ export class Libp2pTransport implements ConsensusTransport {
   /** Frames written in the current burst, per stream, in order; sent by `flushWrites`. */
   private readonly outbox = new Map<Stream, { peer: string; frames: Uint8Array[]; bytes: number }>();
   private readonly txCache: TxCache;
-  /** Frames of own proposals by signature: whole and compact (null when nothing was compacted). */
-  private readonly ownProposals = new Map<string, { whole: Uint8Array; compact: Uint8Array | null }>();
+  /**
+   * Frames of own proposals by signature: whole and compact (null when nothing was compacted), and
+   * the streams sent the whole one on request (once each: a stream loses nothing, so a second request
+   * would only make a small frame cost us a block's worth of sending).
+   */
+  private readonly ownProposals = new Map<string, { whole: Uint8Array; compact: Uint8Array | null; sentWhole: Set<Stream> }>();
+  /** Signatures of the proposals last received whole. */
+  private readonly receivedWhole = new Set<string>();
   /** Compact proposals sent and received, and those received that had to be asked for whole. */
   readonly proposalStats = { compactSent: 0, compactReceived: 0, askedWhole: 0 };
 
@@ -191,7 +198,7 @@ export class Libp2pTransport implements ConsensusTransport {
     if (own === undefined) {
       const whole = encodeMessage(msg);
       const compact = compactMessage(whole, (key) => this.txCache.has(key));
-      own = { whole: frame(channel(CONSENSUS, whole)), compact: compact === null ? null : frame(channel(CONSENSUS, compact)) };
+      own = { whole: frame(channel(CONSENSUS, whole)), compact: compact === null ? null : frame(channel(CONSENSUS, compact)), sentWhole: new Set() };
       this.ownProposals.set(msg.proposal.signature, own);
       for (const k of this.ownProposals.keys()) {
         if (this.ownProposals.size <= OWN_PROPOSALS_KEPT) break;
@@ -277,7 +284,10 @@ export class Libp2pTransport implements ConsensusTransport {
           }
           if (bytes[0] === WANT_PROPOSAL) {
             const own = this.ownProposals.get(utf8Text(bytes.subarray(1)));
-            if (own !== undefined) this.write(peer, stream, own.whole);
+            if (own !== undefined && !own.sentWhole.has(stream)) {
+              own.sentWhole.add(stream);
+              this.write(peer, stream, own.whole);
+            }
             continue;
           }
           if (bytes[0] !== CONSENSUS) continue;
@@ -288,6 +298,7 @@ export class Libp2pTransport implements ConsensusTransport {
             continue;
           }
           const msg = decodeMessage(body);
+          if (msg?.kind === 'proposal') this.noteWhole(msg.proposal.signature);
           if (msg !== null) this.handler?.(peer, msg);
         }
       } catch (err) {
@@ -317,9 +328,18 @@ export class Libp2pTransport implements ConsensusTransport {
           this.opts.log?.(`bad proposal from ${peer}: ${(err as Error).message}`);
         }
       });
-    } else if (whole !== null) {
+    } else if (whole !== null && !this.receivedWhole.has(whole.signature)) {
       this.proposalStats.askedWhole++;
       this.write(peer, stream, frame(channel(WANT_PROPOSAL, utf8(whole.signature))));
+    }
+  }
+
+  /** A proposal received whole: its compact rebroadcasts, still missing the same transactions, are not asked for again. */
+  private noteWhole(signature: string): void {
+    this.receivedWhole.add(signature);
+    for (const s of this.receivedWhole) {
+      if (this.receivedWhole.size <= RECEIVED_WHOLE_KEPT) break;
+      this.receivedWhole.delete(s);
     }
   }
 

@@ -102,6 +102,17 @@ t.test('a proposal goes out compact; a receiver missing a transaction asks for i
   t.equal(a.proposalStats.compactSent, 2, 'sent compact to both');
   t.same(c.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 0 }, 'C filled it in from gossip');
   t.same(b.proposalStats, { compactSent: 0, compactReceived: 1, askedWhole: 1 }, 'B lacked one and asked A for it whole');
+
+  // The rebroadcast (every tick) reaches B compact again, still lacking that transaction: B does
+  // not ask again, having had it whole; C fills it in again (the replica drops the duplicate).
+  a.broadcast(proposal);
+  await until('the rebroadcast read', () => b.proposalStats.compactReceived === 2 && got.get(c)!.length === 2);
+  // Behind the rebroadcast on the same stream; `until` polls on timers, after the check phase in
+  // which B's retry of the compact proposal (a setImmediate) has run.
+  a.broadcast({ kind: 'status', height: 1 });
+  await until('the status read', () => got.get(b)!.length === 2);
+  t.equal(b.proposalStats.askedWhole, 1, 'not asked for again');
+  t.same(got.get(b)!.map((m) => m.kind), ['proposal', 'status'], 'nothing more from A');
 });
 
 t.test('messages many times the stream window arrive whole and in order', async (t) => {
