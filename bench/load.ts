@@ -224,7 +224,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       console.table(stageRows);
       const counted = (name: string) => (stages1.counters?.[name] ?? 0) - (stages0.counters?.[name] ?? 0);
       const per = (a: string, b: string) => (counted(b) === 0 ? '-' : (counted(a) / counted(b)).toFixed(1));
-      console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each); signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
+      // Per block too: at low rates a node's cost is per block more than per action.
+      const perBlock = counted('blocks') === 0 ? '-' : `${(((cpu[0] as number) * 1000) / counted('blocks')).toFixed(2)} ms`;
+      console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each), node CPU per block ${perBlock}${nodes.length > 1 ? ' (first node)' : ''}; signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
       const step = Math.max(1, Math.floor(rss.length / 12));
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
       console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
