@@ -23,24 +23,31 @@ function blockHead(block: Block): Uint8Array {
   return utf8(canonicalize(head));
 }
 
-export function encodeBlock(block: Block): Uint8Array {
-  const head = blockHead(block);
-  let size = 1 + 4 + head.length + 4;
-  for (const tx of block.txs) size += 4 + tx.length;
+/** `prefix` (a block's bytes up to its first transaction) then each transaction as `[u32 length][bytes]`. */
+function withTxs(prefix: Uint8Array, txs: readonly Uint8Array[]): Uint8Array {
+  let size = prefix.length;
+  for (const tx of txs) size += 4 + tx.length;
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
-  out[0] = BLOCK_FORMAT;
-  view.setUint32(1, head.length);
-  out.set(head, 5);
-  let at = 5 + head.length;
-  view.setUint32(at, block.txs.length);
-  at += 4;
-  for (const tx of block.txs) {
+  out.set(prefix);
+  let at = prefix.length;
+  for (const tx of txs) {
     view.setUint32(at, tx.length);
     out.set(tx, at + 4);
     at += 4 + tx.length;
   }
   return out;
+}
+
+export function encodeBlock(block: Block): Uint8Array {
+  const head = blockHead(block);
+  const prefix = new Uint8Array(9 + head.length);
+  const view = new DataView(prefix.buffer);
+  prefix[0] = BLOCK_FORMAT;
+  view.setUint32(1, head.length);
+  prefix.set(head, 5);
+  view.setUint32(5 + head.length, block.txs.length);
+  return withTxs(prefix, block.txs);
 }
 
 const HASH = /^0x[0-9a-f]{64}$/;
@@ -51,6 +58,13 @@ function isHeader(h: unknown): h is BlockHeader {
   return Number.isSafeInteger(x.chainId) && Number.isSafeInteger(x.height) && Number.isSafeInteger(x.time)
     && typeof x.parentHash === 'string' && typeof x.txRoot === 'string' && typeof x.appHash === 'string'
     && typeof x.proposer === 'string' && (x.evidenceHash === undefined || typeof x.evidenceHash === 'string');
+}
+
+/** A block's head from its parsed JSON, or null when it is not one (evidence, when present, is not empty). */
+function headOf(wire: { header?: unknown; evidence?: unknown }): Pick<Block, 'header' | 'evidence'> | null {
+  if (wire === null || typeof wire !== 'object' || !isHeader(wire.header)) return null;
+  if (wire.evidence === undefined) return { header: wire.header };
+  return Array.isArray(wire.evidence) && wire.evidence.length > 0 ? { header: wire.header, evidence: wire.evidence as Evidence[] } : null;
 }
 
 /** Where a block's parts lie in its bytes, or null when the framing is broken. */
@@ -73,10 +87,9 @@ function decodeJsonBlock(bytes: Uint8Array): Block | null {
   } catch {
     return null;
   }
-  if (wire === null || typeof wire !== 'object' || !isHeader(wire.header) || !Array.isArray(wire.txs) || !wire.txs.every((t) => typeof t === 'string')) return null;
-  if (wire.evidence !== undefined && (!Array.isArray(wire.evidence) || wire.evidence.length === 0)) return null;
+  const head = headOf(wire);
+  if (head === null || !Array.isArray(wire.txs) || !wire.txs.every((t) => typeof t === 'string')) return null;
   const txs = (wire.txs as string[]).map((t) => new Uint8Array(Buffer.from(t, 'base64')));
-  const head = { header: wire.header, ...(wire.evidence !== undefined ? { evidence: wire.evidence as Evidence[] } : {}) };
   const again = canonicalize({ ...head, txs: txs.map((t) => Buffer.from(t).toString('base64')) });
   return again === utf8Text(bytes) ? { ...head, txs } : null;
 }
@@ -93,9 +106,8 @@ export function decodeBlock(bytes: Uint8Array): Block | null {
   } catch {
     return null;
   }
-  if (wire === null || typeof wire !== 'object' || !isHeader(wire.header)) return null;
-  if (wire.evidence !== undefined && (!Array.isArray(wire.evidence) || wire.evidence.length === 0)) return null;
-  const head = { header: wire.header, ...(wire.evidence !== undefined ? { evidence: wire.evidence as Evidence[] } : {}) };
+  const head = headOf(wire);
+  if (head === null) return null;
   // The head's one encoding (no other keys), so the value id (header hash) pins the bytes too.
   if (canonicalize(head) !== headText) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -158,7 +170,6 @@ export function expandBlock(compact: Uint8Array, lookup: (key: string) => Uint8A
   const view = new DataView(compact.buffer, compact.byteOffset, compact.byteLength);
   const txs: Uint8Array[] = [];
   let missing = 0;
-  let size = f.txsAt;
   let at = f.txsAt;
   for (let i = 0; i < f.count; i++) {
     if (at >= compact.length) return null;
@@ -166,32 +177,18 @@ export function expandBlock(compact: Uint8Array, lookup: (key: string) => Uint8A
       if (at + 1 + KEY_BYTES > compact.length) return null;
       const tx = lookup(Buffer.from(compact.buffer, compact.byteOffset + at + 1, KEY_BYTES).toString('latin1'));
       if (tx === undefined) missing++;
-      else {
-        txs.push(tx);
-        size += 4 + tx.length;
-      }
+      else txs.push(tx);
       at += 1 + KEY_BYTES;
     } else if (compact[at] === TX_INLINE) {
       if (at + 5 > compact.length) return null;
       const len = view.getUint32(at + 1);
       if (at + 5 + len > compact.length) return null;
       txs.push(compact.subarray(at + 5, at + 5 + len));
-      size += 4 + len;
       at += 5 + len;
     } else return null;
   }
   if (at !== compact.length) return null;
-  if (missing > 0) return { missing };
-  const out = new Uint8Array(size);
-  const outView = new DataView(out.buffer);
-  out.set(compact.subarray(0, f.txsAt));
-  let w = f.txsAt;
-  for (const tx of txs) {
-    outView.setUint32(w, tx.length);
-    out.set(tx, w + 4);
-    w += 4 + tx.length;
-  }
-  return out;
+  return missing > 0 ? { missing } : withTxs(compact.subarray(0, f.txsAt), txs);
 }
 
 export function blockValueId(block: Block): string {

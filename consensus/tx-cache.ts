@@ -30,8 +30,4 @@ export class TxCache {
   get(key: string): Uint8Array | undefined {
     return this.txs.get(key);
   }
-
-  get size(): number {
-    return this.txs.size;
-  }
 }

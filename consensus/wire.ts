@@ -43,6 +43,16 @@ function splitBlock(bytes: Uint8Array): { head: unknown; block: Uint8Array } | n
   }
 }
 
+/** `bytes` (a message with a block of `blockLength` bytes at its end) as `kind` with `block` instead. */
+function rewrap(bytes: Uint8Array, blockLength: number, kind: number, block: Uint8Array): Uint8Array {
+  const headLength = bytes.length - blockLength;
+  const out = new Uint8Array(headLength + block.length);
+  out.set(bytes.subarray(0, headLength));
+  out[0] = kind;
+  out.set(block, headLength);
+  return out;
+}
+
 export function encodeMessage(msg: ConsensusMessage): Uint8Array {
   if (msg.kind === 'proposal') return withBlock(PROPOSAL, { proposal: msg.proposal }, msg.payload);
   if (msg.kind === 'decided') return withBlock(DECIDED, { certificate: msg.certificate }, msg.payload);
@@ -58,12 +68,7 @@ export function compactMessage(encoded: Uint8Array, known: (key: string) => bool
   const parts = splitBlock(encoded);
   if (parts === null) return null;
   const block = compactBlock(parts.block, known);
-  if (block === null) return null;
-  const out = new Uint8Array(encoded.length - parts.block.length + block.length);
-  out.set(encoded.subarray(0, encoded.length - parts.block.length));
-  out[0] = COMPACT_PROPOSAL;
-  out.set(block, encoded.length - parts.block.length);
-  return out;
+  return block === null ? null : rewrap(encoded, parts.block.length, COMPACT_PROPOSAL, block);
 }
 
 export function isCompactMessage(bytes: Uint8Array): boolean {
@@ -88,12 +93,7 @@ export function expandMessage(
     const p = isObj(parts.head) && isObj(parts.head.proposal) ? signature(parts.head.proposal.signature) : null;
     return p === null ? null : { missing: block.missing, signature: p };
   }
-  const headBytes = bytes.length - parts.block.length;
-  const out = new Uint8Array(headBytes + block.length);
-  out.set(bytes.subarray(0, headBytes));
-  out[0] = PROPOSAL;
-  out.set(block, headBytes);
-  return out;
+  return rewrap(bytes, parts.block.length, PROPOSAL, block);
 }
 
 const isInt = (x: unknown, min: number): x is number => Number.isSafeInteger(x) && (x as number) >= min;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { FileWal, SIGN_STEP, SignGuard, WalGuardStore, validatorKeyFromSeed } from '../../consensus/index.ts';
-import { freeBasePort } from '../support/network.ts';
+import { freeBasePort } from '../../bench/processes.ts';
 import { tempDir } from '../support/node.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { headerHash } from '../../consensus/index.ts';
 import { ChainStoreForTests } from '../../node/index.ts';
-import { freeBasePort } from '../support/network.ts';
+import { freeBasePort } from '../../bench/processes.ts';
 import { Client, limit, orderAction, tempDir, wallets } from '../support/node.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));

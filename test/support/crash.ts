@@ -135,7 +135,6 @@ async function tearTail(file: TornFile, dataDir: string, rand: () => number, fli
   return `${name}: byte ${size - n} of ${size} flipped`;
 }
 
-
 export async function runCrashCampaign(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => {});
   const rand = mulberry32(opts.seed);

@@ -10,8 +10,6 @@ import { DEVNET_RATE_LIMITS } from '../../rpc/index.ts';
 import { portIsFree } from '../../bench/processes.ts';
 import { tempDir } from './node.ts';
 
-export { freeBasePort, portIsFree } from '../../bench/processes.ts';
-
 export async function freePort(): Promise<number> {
   // Below the kernel's ephemeral range (32768 and up on Linux): a node restarted on its port must
   // find it free, and any outgoing connection of a test running alongside could take a port from
