@@ -1,7 +1,7 @@
 // Full-state snapshots: a canonical JSON form of ExchangeState (same state, same bytes) and its
 // inverse. Books are written level by level from the best price, each level in queue order, with
 // every order's queue sequence, so a restored book keeps price-time priority exactly.
-import { bytesToHex, canonicalize, keccak256, utf8, type Address, type Json } from '../primitives/index.ts';
+import { bytesToHex, canonicalize, canonicalKeccak, type Address, type Json } from '../primitives/index.ts';
 import { Account, Position } from './account.ts';
 import type { ExchangeConfig } from './config.ts';
 import type { BookOrder, TifCode } from './engine/book-order.ts';
@@ -435,5 +435,5 @@ export function restoreExchange(config: ExchangeConfig, json: unknown): Exchange
 
 /** keccak256 of the canonical snapshot: equal states, equal hashes, on every machine. */
 export function stateHash(state: ExchangeState): string {
-  return bytesToHex(keccak256(utf8(canonicalize(snapshotState(state)))));
+  return bytesToHex(canonicalKeccak(snapshotState(state)));
 }

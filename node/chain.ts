@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalizeTo, concatBytes, count, hexToBytes, keccak256, keccak256Stream, stageEnd } from '../primitives/index.ts';
+import { bytesToHex, canonicalKeccak, concatBytes, count, hexToBytes, keccak256, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -67,10 +67,8 @@ export interface ExecutedBlock {
  * height.
  */
 export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined, evm: string): string {
-  // The canonical text is hashed as it is written (the same bytes as one string, without it).
-  const stream = keccak256Stream();
-  canonicalizeTo({ results, events, state, evm }, (chunk) => stream.update(chunk));
-  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), stream.digest())));
+  // The canonical text's bytes are hashed as they are written, without building the text.
+  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), canonicalKeccak({ results, events, state, evm }))));
 }
 
 export interface ChainOptions {

@@ -111,7 +111,7 @@ export function keccak256Parts(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 export interface KeccakStream {
-  /** Absorbs bytes, or a string as UTF-8. */
+  /** Absorbs bytes (not retained: the caller may reuse them once this returns), or a string as UTF-8. */
   update(data: Uint8Array | string): void;
   digest(): Uint8Array;
 }
@@ -128,7 +128,8 @@ export function keccak256Stream(): KeccakStream {
   }
   const parts: Uint8Array[] = [];
   return {
-    update: (data) => void parts.push(typeof data === 'string' ? textEncoder.encode(data) : data),
+    // Copied: a caller may reuse its buffer once update returns (canonicalBytesTo does).
+    update: (data) => void parts.push(typeof data === 'string' ? textEncoder.encode(data) : data.slice()),
     digest: () => keccak256(Buffer.concat(parts)),
   };
 }

@@ -3,8 +3,21 @@
 import canonicalizeRef from 'canonicalize';
 import { TypedDataEncoder, Wallet, Signature, ZeroAddress, hexlify, keccak256 as keccak, randomBytes } from 'ethers';
 import t from 'tap';
-import { agentDigest, bytesToHex, canonicalize, domainSeparator, hexToBytes, recoverAddress } from '../../primitives/index.ts';
+import { agentDigest, bytesToHex, canonicalBytesTo, canonicalize, canonicalKeccak, domainSeparator, hexToBytes, recoverAddress, utf8 } from '../../primitives/index.ts';
 import { AGENT_TYPES, DOMAIN } from '../support/signing.ts';
+
+/** The canonical bytes' pieces, copied (a piece is a view of a reused buffer). */
+function collect(v: unknown, onPiece: () => void = () => {}): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  canonicalBytesTo(v, (p) => {
+    onPiece();
+    pieces.push(p.slice());
+  });
+  return pieces;
+}
+
+const canonicalBytes = (v: unknown): Uint8Array => Buffer.concat(collect(v));
+const bytesEqual = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 t.test('Agent digest equals ethers TypedDataEncoder', async (t) => {
   for (let i = 0; i < 20; i++) {
@@ -109,8 +122,8 @@ t.test('native and pure JS keccak256 agree on every length around the rate, on v
 t.test('canonicalize equals the reference implementation on random JSON', async (t) => {
   const fc = (await import('fast-check')).default;
   const seed = Number(process.env.FC_SEED ?? 8785);
-  fc.assert(fc.property(fc.jsonValue(), (v) => canonicalize(v) === canonicalizeRef(v)), { seed, numRuns: 500 });
-  t.pass(`fast-check seed ${seed}, 500 values`);
+  fc.assert(fc.property(fc.jsonValue(), (v) => canonicalize(v) === canonicalizeRef(v) && bytesEqual(canonicalBytes(v), utf8(canonicalizeRef(v) as string))), { seed, numRuns: 500 });
+  t.pass(`fast-check seed ${seed}, 500 values, as text and as bytes`);
 });
 
 t.test('canonicalize reuses key orders only for the same key set', async (t) => {
@@ -120,10 +133,30 @@ t.test('canonicalize reuses key orders only for the same key set', async (t) => 
   const key = fc.constantFrom('z', 'a', 'm', 'b', 'y', '10', '9', 'é', 'Z');
   const obj = fc.dictionary(key, fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), { maxKeys: 6 });
   fc.assert(
-    fc.property(fc.array(obj, { maxLength: 20 }), (list) => list.every((o) => canonicalize(o) === canonicalizeRef(o) && canonicalize(o) === canonicalizeRef(o))),
+    fc.property(fc.array(obj, { maxLength: 20 }), (list) => list.every((o) => canonicalize(o) === canonicalizeRef(o) && bytesEqual(canonicalBytes(o), utf8(canonicalizeRef(o) as string)))),
     { seed, numRuns: 300 },
   );
   t.pass(`fast-check seed ${seed}, 300 lists`);
+});
+
+t.test('canonical bytes in pieces: long strings, escapes and large arrays across piece boundaries', async (t) => {
+  const { keccakReady, keccak256 } = await import('../../primitives/index.ts');
+  await keccakReady;
+  const long = 'x'.repeat(70_000);
+  const samples: unknown[] = [
+    { s: long, t: `${long}é`, u: ['"\\\n', long.slice(0, 40_000)] },
+    Array.from({ length: 5000 }, (_, i) => ({ oid: i, px: `${i}.5`, side: i % 2 === 0 ? 'B' : 'A', cloid: i % 3 === 0 ? undefined : null, n: -i / 4, z: -0 })),
+    Array.from({ length: 3000 }, (_, i) => ({ [`k${i % 7}`]: i, a: 'ü'.repeat(i % 50), '\u2028': i })),
+  ];
+  for (const v of samples) {
+    const ref = canonicalizeRef(v) as string;
+    let pieces = 0;
+    const got = Buffer.concat(collect(v, () => pieces++));
+    t.ok(bytesEqual(got, utf8(ref)), 'the pieces join to the reference text');
+    t.ok(pieces > 1, `in ${pieces} pieces`);
+    t.equal(canonicalize(v), ref);
+    t.equal(bytesToHex(canonicalKeccak(v)), bytesToHex(keccak256(utf8(ref))));
+  }
 });
 
 t.test('native and pure JS signing give the same signature as ethers', async (t) => {
