@@ -1,14 +1,16 @@
 // Hashing and secp256k1 signer recovery. @noble/* is the reference implementation; the hot
-// paths use faster code shipped in npm packages when it loads: libsecp256k1 of `secp256k1`
-// (about 20x faster) and the WebAssembly Keccak of `hash-wasm` (0.7 to 1.4 µs for 33 to 400
-// bytes, against 2.6 to 3.9 µs for the N-API sponge of `keccak`, whose per-call crossings cost
-// more than the hash, and 8 to 21 µs for noble), with tests holding each equal to the reference.
+// paths use faster code where it loads: libsecp256k1 of the `secp256k1` package (about 20x
+// faster) and this project's WebAssembly Keccak (keccak-wasm.ts: 0.7 to 1.2 µs for 32 to 200
+// bytes, against 1.1 to 1.6 µs for hash-wasm's, 2.6 to 3.9 µs for the N-API sponge of `keccak`,
+// whose per-call crossings cost more than the hash, and 8 to 21 µs for noble), with tests holding
+// each equal to the reference.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, type Address } from './bytes.ts';
 import { count } from './stage-meter.ts';
+import { KeccakSponge } from './keccak-wasm.ts';
 
 const require = createRequire(import.meta.url);
 const pureJs = process.env.SVC_PURE_JS_CRYPTO === '1';
@@ -45,37 +47,31 @@ interface WasmKeccak {
   digest(format: 'binary'): Uint8Array;
 }
 
-async function loadWasmKeccak(): Promise<WasmKeccak | null> {
+function loadWasmKeccak(): WasmKeccak | null {
   if (pureJs) return null;
   try {
-    const { createKeccak } = await import('hash-wasm');
-    const h = (await createKeccak(256)) as unknown as WasmKeccak;
+    const h = new KeccakSponge();
     h.init();
     h.update(new Uint8Array(0));
     // Known answer: keccak256("") must hold before the WebAssembly sponge is trusted.
     return bytesToHex(h.digest('binary')) === '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470' ? h : null;
   } catch {
-    return null;
+    return null; // no WebAssembly: the native sponge or the reference serves
   }
 }
 
-let wasmKeccak: WasmKeccak | null = null;
-/** A second WebAssembly sponge for `keccak256Stream`, so a stream never shares state with `keccak256`. */
-let wasmStream: WasmKeccak | null = null;
-/** The N-API sponge, when the WebAssembly one does not load. */
-let nativeKeccak: NativeKeccakState | null = null;
+/** The WebAssembly sponge (keccak-wasm.ts), compiled as this module loads. */
+const wasmKeccak: WasmKeccak | null = loadWasmKeccak();
+/** A second sponge for `keccak256Stream`, so a stream never shares state with `keccak256`. */
+const wasmStream: WasmKeccak | null = wasmKeccak === null ? null : loadWasmKeccak();
+/** The N-API sponge, when WebAssembly does not run. */
+const nativeKeccak: NativeKeccakState | null = wasmKeccak === null ? loadNativeKeccak() : null;
 
 /**
- * Resolves once keccak256 runs on compiled code where it can; until then it runs on the reference
- * (the same answers, slower). Not a module-level await: a bundler (the worker threads' and the
- * CLI's esbuild bundles, node/thread-bundle.js) turns every module importing this one into an
- * asynchronous initializer, and import cycles among those never settle. Entry points await it.
+ * Resolved: the sponges load synchronously as this module does. Kept for the entry points that
+ * await it (an earlier sponge compiled asynchronously).
  */
-export const keccakReady: Promise<void> = (async () => {
-  wasmKeccak = await loadWasmKeccak();
-  wasmStream = wasmKeccak === null ? null : await loadWasmKeccak();
-  if (wasmKeccak === null) nativeKeccak = loadNativeKeccak();
-})();
+export const keccakReady: Promise<void> = Promise.resolve();
 
 /** Whether keccak256 runs on compiled code (WebAssembly, else the native sponge) rather than pure JS. */
 export function nativeKeccak256(): boolean {

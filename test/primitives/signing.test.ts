@@ -116,6 +116,21 @@ t.test('native and pure JS keccak256 agree on every length around the rate, on v
     if (bytesToHex(keccak256Parts(parts)) !== whole) return void t.fail(`keccak256Parts differs on case ${n} (seed ${seed})`);
   }
   t.pass('keccak256Parts hashes the concatenation (200 cases)');
+  const { keccak256Stream } = await import('../../primitives/index.ts');
+  const large = new Uint8Array(200_000).map(() => next() & 0xff);
+  for (let n = 0; n < 30; n++) {
+    // Lengths around the sponge's input area (480 blocks of 136 bytes) and its multiples, in random pieces.
+    const len = [65_279, 65_280, 65_281, 130_560, 130_561, 199_999][n % 6] as number - (n >= 6 ? next() % 300 : 0);
+    const data = large.subarray(0, len);
+    const stream = keccak256Stream();
+    for (let at = 0; at < len; ) {
+      const piece = Math.min(len - at, [1, 135, 136, 137, 5000, 70_000][next() % 6] as number);
+      stream.update(data.subarray(at, at + piece));
+      at += piece;
+    }
+    if (bytesToHex(stream.digest()) !== bytesToHex(keccak256Noble(data))) return void t.fail(`keccak256Stream differs at length ${len} (case ${n}, seed ${seed})`);
+  }
+  t.pass('keccak256Stream over random pieces of up to 200 KB (30 cases)');
   t.equal(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
 });
 
