@@ -1,8 +1,8 @@
 // Keccak-256 on a WebAssembly sponge whose code this module writes at load (no binary in the
 // tree, no build step). The permutation keeps the 25 lanes in i64 locals, folds theta's D into
 // rho and pi, and absorbs many blocks per call; the input goes straight into the module's memory.
-// About twice as fast per permutation as hash-wasm's Keccak, and one call per hash of a short
-// input instead of three. crypto.ts checks it against a known answer before using it, and the
+// Measured against hash-wasm's Keccak (the sponge used before): 1.2 to 1.3 times as fast per
+// block in bulk, 1.4 to 1.6 times for a short input (one call per hash instead of three). crypto.ts checks it against a known answer before using it, and the
 // tests against the reference on every length around the rate.
 
 const RATE = 136;
