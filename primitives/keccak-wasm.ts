@@ -2,8 +2,9 @@
 // tree, no build step). The permutation keeps the 25 lanes in i64 locals, folds theta's D into
 // rho and pi, and absorbs many blocks per call; the input goes straight into the module's memory.
 // Measured against hash-wasm's Keccak (the sponge used before): 1.2 to 1.3 times as fast per
-// block in bulk, 1.4 to 1.6 times for a short input (one call per hash instead of three). crypto.ts checks it against a known answer before using it, and the
-// tests against the reference on every length around the rate.
+// block in bulk, 1.4 to 1.6 times for a short input (one call per hash instead of three).
+// crypto.ts checks it against a known answer before using it, and the tests hold it equal to the
+// reference on every length around the rate.
 
 const RATE = 136;
 /** Memory layout: the state's 25 lanes, the round constants, then the input blocks. */
