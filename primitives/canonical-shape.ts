@@ -2,7 +2,8 @@
 // results and events, and the actions signed, are many objects of a few shapes: each shape's
 // sorted order and quoted keys are computed once, and an object's values are read with one
 // `Object.values` in its own order (a keyed load per property, by a different key each time,
-// costs more than the rest of the writer).
+// costs more than the rest of the writer). Own enumerable getters therefore run in the object's
+// own key order, not the sorted one: no object this project canonicalizes has them.
 
 export interface Shape {
   /** The keys in the objects' own order (`Object.keys`). */
@@ -20,8 +21,9 @@ export interface Shape {
 const EMPTY: Shape = { keys: [], order: new Int32Array(0), open: [], next: [], openBytes: [], nextBytes: [] };
 
 /**
- * Shapes seen, by first key, at most 8 per first key and 1024 first keys: keys of hostile input
- * are sorted afresh once the cache is full, never retained.
+ * Shapes seen, by first key, at most 8 per first key and 1024 first keys, and only shapes of at
+ * most 32 keys of 256 characters in all: keys of hostile input pin at most a few MB, and are
+ * sorted afresh once the cache is full.
  */
 const SHAPES = new Map<string, Shape[]>();
 const encoder = new TextEncoder();
@@ -43,6 +45,7 @@ export function shapeOf(keys: readonly string[]): Shape {
     }
   }
   const shape = buildShape(keys);
+  if (n > 32 || keys.reduce((sum, k) => sum + k.length, 0) > 256) return shape;
   if (known !== undefined ? known.length < 8 : SHAPES.size < 1024) (known ?? SHAPES.set(first, []).get(first)!).push(shape);
   return shape;
 }
