@@ -5,7 +5,8 @@
 // Nodes are stored as ethereumjs's MerklePatriciaTrie stores them on a level database (keys and
 // values unprefixed hex, keyed by node hash), so either can read what the other wrote. Puts only:
 // a deletion (which may collapse nodes) goes through ethereumjs. Held equal to ethereumjs's trie
-// in test/evm/trie-batch.test.ts.
+// in test/evm/trie-batch.test.ts. The upper levels of the last pass's trie stay decoded for the
+// next pass from its root (a block's state starts from the last block's).
 import { RLP } from '@ethereumjs/rlp';
 import type { BatchDBOp } from '@ethereumjs/util';
 import type { LevelTrieDB } from './level-db.ts';
@@ -15,10 +16,14 @@ import { keccak256 } from '../primitives/index.ts';
 /** A child reference: the 32-byte hash of a node not loaded, or the node itself. */
 type Ref = Uint8Array | Node;
 
+/**
+ * A decoded node. `hash` is set while the node is as stored under it (it was loaded, or written by
+ * the last pass) and cleared when the node changes, so a pass re-encodes only changed nodes.
+ */
 type Node =
-  | { readonly t: 'leaf'; readonly path: Uint8Array; value: Uint8Array }
-  | { readonly t: 'ext'; readonly path: Uint8Array; child: Ref }
-  | { readonly t: 'branch'; readonly children: (Ref | null)[]; value: Uint8Array | null };
+  | { readonly t: 'leaf'; readonly path: Uint8Array; value: Uint8Array; hash?: Uint8Array }
+  | { readonly t: 'ext'; readonly path: Uint8Array; child: Ref; hash?: Uint8Array }
+  | { readonly t: 'branch'; readonly children: (Ref | null)[]; value: Uint8Array | null; hash?: Uint8Array };
 
 type Raw = Uint8Array | Raw[];
 
@@ -99,6 +104,23 @@ function newBranch(): { t: 'branch'; children: (Ref | null)[]; value: Uint8Array
   return { t: 'branch', children: new Array<Ref | null>(16).fill(null), value: null };
 }
 
+/**
+ * Node levels kept decoded between passes (the root's level is 0): up to 1 + 16 + 256 + 4096
+ * nodes. The next pass over the same root starts from them instead of loading and decoding the
+ * paths again; deeper nodes go back to being hashes.
+ */
+const KEEP_LEVELS = 4;
+
+/** The last pass's root, decoded to KEEP_LEVELS, per database. */
+const kept = new WeakMap<LevelTrieDB, { readonly root: string; readonly node: Node }>();
+
+/** Replaces stored nodes at `level` and below by their hashes. */
+function prune(node: Node, level: number): void {
+  const cut = (c: Ref | null): Ref | null => (c === null || c instanceof Uint8Array ? c : level + 1 >= KEEP_LEVELS && c.hash !== undefined ? c.hash : (prune(c, level + 1), c));
+  if (node.t === 'branch') for (let i = 0; i < 16; i++) node.children[i] = cut(node.children[i] ?? null);
+  else if (node.t === 'ext') node.child = cut(node.child) as Ref;
+}
+
 export class TrieBatch {
   private readonly ops: BatchDBOp<string, string>[] = [];
 
@@ -108,13 +130,16 @@ export class TrieBatch {
     const key = hex(hash);
     const value = await this.db.get(key, STRING as never);
     if (value === undefined) throw new Error(`invariant: trie node ${key} is missing`);
-    return decodeNode(RLP.decode(typeof value === 'string' ? fromHex(value) : value) as Raw);
+    const node = decodeNode(RLP.decode(typeof value === 'string' ? fromHex(value) : value) as Raw);
+    node.hash = hash;
+    return node;
   }
 
   /** The node for `ref` with (key, value) put below `depth` nibbles of the key. */
   private async insert(ref: Ref | null, key: Uint8Array, depth: number, value: Uint8Array): Promise<Node> {
     if (ref === null) return { t: 'leaf', path: key.subarray(depth), value };
     const node = ref instanceof Uint8Array ? await this.load(ref) : ref;
+    node.hash = undefined; // changed below, whichever way
     if (node.t === 'branch') {
       if (depth === key.length) {
         node.value = value;
@@ -158,8 +183,11 @@ export class TrieBatch {
    */
   private ref(child: Ref): Uint8Array {
     if (child instanceof Uint8Array) return hashItem(child);
+    if (child.hash !== undefined) return hashItem(child.hash); // unchanged since stored
     const encoded = this.encode(child);
-    return encoded.length < 32 ? encoded : hashItem(this.store(encoded));
+    if (encoded.length < 32) return encoded;
+    child.hash = this.store(encoded);
+    return hashItem(child.hash);
   }
 
   private store(encoded: Uint8Array): Uint8Array {
@@ -174,15 +202,24 @@ export class TrieBatch {
    */
   async putAll(root: Uint8Array, entries: readonly (readonly [Uint8Array, Uint8Array])[]): Promise<Uint8Array> {
     if (entries.length === 0) return root;
+    const rootKey = hex(root);
+    // The decoded nodes of the last pass serve when this pass starts from its root; they are
+    // taken (and changed in place), so a pass that fails leaves none behind.
+    const last = kept.get(this.db);
+    kept.delete(this.db);
     let top: Node | null = null;
-    let ref: Ref | null = hex(root) === hex(EMPTY_TRIE_ROOT) ? null : root;
+    let ref: Ref | null = rootKey === hex(EMPTY_TRIE_ROOT) ? null : last?.root === rootKey ? last.node : root;
     for (const [key, value] of entries) {
       top = await this.insert(top ?? ref, toNibbles(key), 0, value);
       ref = top;
     }
     // The root node is stored under its hash whatever its size.
-    const newRoot = this.store(this.encode(top as Node));
+    const node = top as Node;
+    const newRoot = this.store(this.encode(node));
+    node.hash = newRoot;
     await this.db.batch(this.ops.splice(0));
+    prune(node, 0);
+    kept.set(this.db, { root: hex(newRoot), node });
     return newRoot;
   }
 }

@@ -81,3 +81,34 @@ t.test('a single key, then a second', async (t) => {
   await trie.put(b, new Uint8Array(40).fill(9));
   t.equal(hex(r2), hex(trie.root()));
 });
+
+t.test('passes from the last root reuse its decoded levels; passes from older roots load theirs', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = new EvmStore(dir);
+  await store.open();
+  t.teardown(() => store.close());
+  const db = new LevelTrieDB(store.trie);
+  const trie = await createMPT({ db: db as never });
+  const rand = rng(11);
+  // 600 accounts, so paths reach below the levels kept decoded; every pass updates some and adds a few.
+  const keys = Array.from({ length: 600 }, () => rand(32));
+  const roots = [EMPTY_TRIE_ROOT];
+  for (let pass = 0; pass < 40; pass++) {
+    // Mostly from the last root; every fifth pass from an older one (a block executed again from its parent).
+    const from = pass % 5 === 4 ? (roots[Math.max(0, roots.length - 3)] as Uint8Array) : (roots[roots.length - 1] as Uint8Array);
+    const count = pass === 0 ? 600 : 30 + (pass % 7) * 10;
+    const picked = new Map<string, [Uint8Array, Uint8Array]>();
+    for (let i = 0; i < count; i++) {
+      const k = keys[pass === 0 ? i : ((rand(2)[0] as number) * 256 + (rand(1)[0] as number)) % keys.length] as Uint8Array;
+      picked.set(hex(k), [k, rand(70 + (pass % 3))]);
+    }
+    const entries = [...picked.values()];
+    trie.root(from);
+    for (const [k, v] of entries) await trie.put(k, v);
+    const got = await new TrieBatch(db).putAll(from, entries);
+    if (hex(got) !== hex(trie.root())) return void t.fail(`pass ${pass}: root differs from ethereumjs's`);
+    if (pass % 5 !== 4) roots.push(got);
+  }
+  t.pass('40 passes, every root equal to ethereumjs\'s');
+});
