@@ -25,14 +25,19 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 type Test = Parameters<Extract<Parameters<typeof t.test>[0], (...a: never[]) => unknown>>[0];
 
-async function compare(t: Test, keysOf: (round: number, rand: (n: number) => Uint8Array) => Uint8Array[], valueLen: number) {
+/** A trie database in a temp dir, and ethereumjs's trie on it. */
+async function trieStore(t: Test) {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const store = new EvmStore(dir);
   await store.open();
   t.teardown(() => store.close());
   const db = new LevelTrieDB(store.trie);
-  const trie = await createMPT({ db: db as never });
+  return { db, trie: await createMPT({ db: db as never }) };
+}
+
+async function compare(t: Test, keysOf: (round: number, rand: (n: number) => Uint8Array) => Uint8Array[], valueLen: number) {
+  const { db, trie } = await trieStore(t);
   const rand = rng(7);
   let root = EMPTY_TRIE_ROOT;
   const known: Uint8Array[] = [];
@@ -83,13 +88,7 @@ t.test('a single key, then a second', async (t) => {
 });
 
 t.test('passes from the last root reuse its decoded levels; passes from older roots load theirs', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const store = new EvmStore(dir);
-  await store.open();
-  t.teardown(() => store.close());
-  const db = new LevelTrieDB(store.trie);
-  const trie = await createMPT({ db: db as never });
+  const { db, trie } = await trieStore(t);
   const rand = rng(11);
   // 600 accounts, so paths reach below the levels kept decoded; every pass updates some and adds a few.
   const keys = Array.from({ length: 600 }, () => rand(32));
