@@ -4,10 +4,6 @@
 import { request, Agent } from 'node:http';
 import { connect } from 'node:net';
 import WebSocket from 'ws';
-import { keccakReady } from '../primitives/index.ts';
-
-// Hash on compiled Keccak from the first action signed (noble until it has loaded).
-await keccakReady;
 
 const [attack, rest, wsUrl, rpc, secondsArg] = process.argv.slice(2) as [string, string, string, string, string];
 const until = Date.now() + Number(secondsArg) * 1000;

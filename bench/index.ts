@@ -17,10 +17,6 @@ import { benchRestOrders } from './rest-orders.ts';
 import { benchSignatures } from './signatures.ts';
 import { benchTls } from './tls.ts';
 import { benchWsFanout } from './ws-fanout.ts';
-import { keccakReady } from '../primitives/index.ts';
-
-// Hash on compiled Keccak from the first action signed (noble until it has loaded).
-await keccakReady;
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'order-engine': benchOrderEngine,

@@ -6,10 +6,6 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { flowAccounts, orderSigner } from './order-flow.ts';
 import { loadAction, type LoadMix } from './load-flow.ts';
-import { keccakReady } from '../primitives/index.ts';
-
-// Hash on compiled Keccak from the first action signed (noble until it has loaded).
-await keccakReady;
 
 export interface SenderConfig {
   readonly id: number;

@@ -1,7 +1,7 @@
 // cli/: the `svc` command. Returns an exit code; the process is ended by bin/svc.js.
 import { NodeStartError } from '../node/index.ts';
 import { GenesisError } from '../genesis/index.ts';
-import { keccakReady, stageReport } from '../primitives/index.ts';
+import { stageReport } from '../primitives/index.ts';
 import { runDevnet } from './devnet.ts';
 import { DEVNET_USAGE, UsageError, parseDevnetOptions } from './options.ts';
 import { runInit, runKeys, runStart, runTestnet } from './testnet.ts';
@@ -84,7 +84,6 @@ function isWalletKeys(rest: readonly string[]): boolean {
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  await keccakReady;
   const [command, ...rest] = argv;
   const out = io.out;
   if (command !== undefined && CLIENT_COMMANDS.has(command) && (command !== 'keys' || isWalletKeys(rest))) {

@@ -42,7 +42,6 @@ import { checkDataDirLogs } from './data-check.ts';
 import { writeFileIfChanged } from './atomic-file.ts';
 import { NODE_KEY, VALIDATOR_KEY, loadOrCreateKeyFile } from './key-files.ts';
 import { explorerAssets } from '../explorer/index.ts';
-import { keccakReady } from '../primitives/index.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -373,7 +372,6 @@ export class SvcNode {
   }
 
   static async start(config: NodeConfig): Promise<SvcNode> {
-    await keccakReady; // every hash of the start (replay, snapshots) on compiled Keccak
     loadGenesis(config.genesis); // refuse a bad genesis before touching the data directory
     checkTls(config, config.genesis);
     await mkdir(config.dataDir, { recursive: true });

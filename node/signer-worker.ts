@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, hyperliquidCandidates, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, currentThreadId, keccakReady } from '../primitives/index.ts';
+import { canonicalize, currentThreadId } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
@@ -91,6 +91,6 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
       port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
     }
   });
-  // Ready once hashing runs on compiled Keccak (the pool sends nothing before).
-  void keccakReady.then(() => port.postMessage({ ready: true, tid: currentThreadId() }));
+  // Ready (Keccak compiles as the primitives load): the pool sends nothing before.
+  port.postMessage({ ready: true, tid: currentThreadId() });
 }

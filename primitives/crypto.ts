@@ -41,37 +41,25 @@ function loadNativeKeccak(): NativeKeccakState | null {
   }
 }
 
-interface WasmKeccak {
-  init(): unknown;
-  update(data: Uint8Array): unknown;
-  digest(format: 'binary'): Uint8Array;
-}
-
-function loadWasmKeccak(): WasmKeccak | null {
+function loadWasmKeccak(): KeccakSponge | null {
   if (pureJs) return null;
   try {
     const h = new KeccakSponge();
     h.init();
     h.update(new Uint8Array(0));
     // Known answer: keccak256("") must hold before the WebAssembly sponge is trusted.
-    return bytesToHex(h.digest('binary')) === '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470' ? h : null;
+    return bytesToHex(h.digest()) === '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470' ? h : null;
   } catch {
     return null; // no WebAssembly: the native sponge or the reference serves
   }
 }
 
 /** The WebAssembly sponge (keccak-wasm.ts), compiled as this module loads. */
-const wasmKeccak: WasmKeccak | null = loadWasmKeccak();
+const wasmKeccak: KeccakSponge | null = loadWasmKeccak();
 /** A second sponge for `keccak256Stream`, so a stream never shares state with `keccak256`. */
-const wasmStream: WasmKeccak | null = wasmKeccak === null ? null : loadWasmKeccak();
+const wasmStream: KeccakSponge | null = wasmKeccak === null ? null : loadWasmKeccak();
 /** The N-API sponge, when WebAssembly does not run. */
 const nativeKeccak: NativeKeccakState | null = wasmKeccak === null ? loadNativeKeccak() : null;
-
-/**
- * Resolved: the sponges load synchronously as this module does. Kept for the entry points that
- * await it (an earlier sponge compiled asynchronously).
- */
-export const keccakReady: Promise<void> = Promise.resolve();
 
 /** Whether keccak256 runs on compiled code (WebAssembly, else the native sponge) rather than pure JS. */
 export function nativeKeccak256(): boolean {
@@ -86,9 +74,7 @@ export function keccak256Noble(data: Uint8Array): Uint8Array {
 export function keccak256(data: Uint8Array): Uint8Array {
   if (wasmKeccak !== null) {
     // One hasher per thread, reset per call: JS is single-threaded, so calls never interleave.
-    wasmKeccak.init();
-    wasmKeccak.update(data);
-    return wasmKeccak.digest('binary');
+    return wasmKeccak.init().update(data).digest();
   }
   if (nativeKeccak === null) return keccak_256(data);
   // One sponge per thread, reset per call: JS is single-threaded, so calls never interleave.
@@ -103,7 +89,7 @@ export function keccak256Parts(parts: readonly Uint8Array[]): Uint8Array {
   if (wasmKeccak === null) return keccak256(Buffer.concat(parts));
   wasmKeccak.init();
   for (const p of parts) wasmKeccak.update(p);
-  return wasmKeccak.digest('binary');
+  return wasmKeccak.digest();
 }
 
 export interface KeccakStream {
@@ -120,7 +106,7 @@ export function keccak256Stream(): KeccakStream {
   const h = wasmStream;
   if (h !== null) {
     h.init();
-    return { update: (data) => void h.update(typeof data === 'string' ? textEncoder.encode(data) : data), digest: () => h.digest('binary') };
+    return { update: (data) => void h.update(typeof data === 'string' ? textEncoder.encode(data) : data), digest: () => h.digest() };
   }
   const parts: Uint8Array[] = [];
   return {

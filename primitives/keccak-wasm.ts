@@ -231,7 +231,7 @@ export class KeccakSponge {
   }
 
   /** The hash of what was absorbed since `init` (the sponge must be initialized again after). */
-  digest(_format?: 'binary'): Uint8Array {
+  digest(): Uint8Array {
     const mem = this.mem;
     const p = this.pending;
     mem.fill(0, INPUT + p, INPUT + RATE);

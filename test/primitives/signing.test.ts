@@ -92,8 +92,7 @@ t.test('native and pure JS recovery agree, also on bad signatures', async (t) =>
 });
 
 t.test('native and pure JS keccak256 agree on every length around the rate, on views and on ethers', async (t) => {
-  const { keccakReady, nativeKeccak256, keccak256, keccak256Noble, bytesToHex } = await import('../../primitives/index.ts');
-  await keccakReady;
+  const { nativeKeccak256, keccak256, keccak256Noble, bytesToHex } = await import('../../primitives/index.ts');
   t.ok(nativeKeccak256(), 'the native keccak loads on this platform');
   const seed = 20261122;
   let x = seed;
@@ -155,8 +154,7 @@ t.test('canonicalize reuses key orders only for the same key set', async (t) => 
 });
 
 t.test('canonical bytes in pieces: long strings, escapes and large arrays across piece boundaries', async (t) => {
-  const { keccakReady, keccak256 } = await import('../../primitives/index.ts');
-  await keccakReady;
+  const { keccak256 } = await import('../../primitives/index.ts');
   const long = 'x'.repeat(70_000);
   const samples: unknown[] = [
     { s: long, t: `${long}é`, u: ['"\\\n', long.slice(0, 40_000)] },

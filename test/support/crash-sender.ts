@@ -7,10 +7,6 @@
 import WebSocket from 'ws';
 import { loadAction, type LoadMix } from '../../bench/load-flow.ts';
 import { flowAccounts, orderSigner } from '../../bench/order-flow.ts';
-import { keccakReady } from '../../primitives/index.ts';
-
-// Hash on compiled Keccak from the first action signed (noble until it has loaded).
-await keccakReady;
 
 export interface CrashSenderConfig {
   /** ws://host:port/ws of each node; account i goes to node i mod n. */
