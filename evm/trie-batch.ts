@@ -114,11 +114,17 @@ const KEEP_LEVELS = 4;
 /** The last pass's root, decoded to KEEP_LEVELS, per database. */
 const kept = new WeakMap<LevelTrieDB, { readonly root: string; readonly node: Node }>();
 
-/** Replaces stored nodes at `level` and below by their hashes. */
+/** Replaces the stored nodes below `node` (at `level`) from KEEP_LEVELS on by their hashes. */
 function prune(node: Node, level: number): void {
-  const cut = (c: Ref | null): Ref | null => (c === null || c instanceof Uint8Array ? c : level + 1 >= KEEP_LEVELS && c.hash !== undefined ? c.hash : (prune(c, level + 1), c));
+  const cut = <R extends Ref | null>(child: R): R | Uint8Array => {
+    if (child === null || child instanceof Uint8Array) return child;
+    // An embedded child (no hash) stays a node: its parent's encoding holds it whole.
+    if (level + 1 >= KEEP_LEVELS && child.hash !== undefined) return child.hash;
+    prune(child, level + 1);
+    return child;
+  };
   if (node.t === 'branch') for (let i = 0; i < 16; i++) node.children[i] = cut(node.children[i] ?? null);
-  else if (node.t === 'ext') node.child = cut(node.child) as Ref;
+  else if (node.t === 'ext') node.child = cut(node.child);
 }
 
 export class TrieBatch {

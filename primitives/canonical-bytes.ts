@@ -3,7 +3,7 @@
 // state snapshot): no string is built, so hashing allocates next to nothing, where the string
 // writer builds a rope of megabytes, flattens it and encodes it again. The bytes are exactly
 // `utf8(canonicalize(value))`.
-import { shapeOf } from './canonical-shape.ts';
+import { isPlain, shapeOf } from './canonical-shape.ts';
 import { keccak256Stream } from './crypto.ts';
 
 /** Bytes handed to the sink at a time (a piece is a view of the buffer, valid during the call). */
@@ -78,7 +78,7 @@ function string(s: string): void {
   to[p++] = 0x22;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) {
+    if (!isPlain(c)) {
       // Escapes or non-ASCII: JSON.stringify's text, as the string writer's, in UTF-8 (over what was written).
       bytes(encoder.encode(JSON.stringify(s)));
       return;

@@ -2,7 +2,7 @@
 // numbers in ECMAScript shortest form (JSON.stringify already produces it), strings as JSON.stringify.
 // Written as one string builder (no per-node arrays): it runs for every transaction and block.
 // canonical-bytes.ts writes the same text as UTF-8 bytes, in pieces, for hashing large values.
-import { shapeOf } from './canonical-shape.ts';
+import { isPlain, shapeOf } from './canonical-shape.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -67,9 +67,7 @@ function write(value: unknown): void {
 /** A string as JSON: printable ASCII without `"` or `\` is its own body; anything else goes to JSON.stringify. */
 function quote(s: string): string {
   if (s.length > 64) return JSON.stringify(s);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(s);
-  }
+  for (let i = 0; i < s.length; i++) if (!isPlain(s.charCodeAt(i))) return JSON.stringify(s);
   return `"${s}"`;
 }
+

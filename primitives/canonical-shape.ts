@@ -1,9 +1,10 @@
-// Object shapes for the canonical JSON writers (canonical-json.ts, canonical-bytes.ts). A block's
-// results and events, and the actions signed, are many objects of a few shapes: each shape's
-// sorted order and quoted keys are computed once, and an object's values are read with one
-// `Object.values` in its own order (a keyed load per property, by a different key each time,
-// costs more than the rest of the writer). Own enumerable getters therefore run in the object's
-// own key order, not the sorted one: no object this project canonicalizes has them.
+// What the canonical JSON writers (canonical-json.ts, canonical-bytes.ts) share: object shapes,
+// and which characters a string writes as themselves. A block's results and events, and the
+// actions signed, are many objects of a few shapes: each shape's sorted order and quoted keys are
+// computed once, and an object's values are read with one `Object.values` in its own order (a
+// keyed load per property, by a different key each time, costs more than the rest of the
+// writer). Own enumerable getters therefore run in the object's own key order, not the sorted
+// one: no object this project canonicalizes has them.
 
 export interface Shape {
   /** The keys in the objects' own order (`Object.keys`). */
@@ -60,4 +61,9 @@ function buildShape(keys: readonly string[]): Shape {
     next.push(`,${quoted}`);
   }
   return { keys: [...keys], order, open, next, openBytes: open.map((k) => encoder.encode(k)), nextBytes: next.map((k) => encoder.encode(k)) };
+}
+
+/** Whether a UTF-16 unit stands for itself inside a JSON string (printable ASCII but `"` and `\`). */
+export function isPlain(c: number): boolean {
+  return c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c;
 }
