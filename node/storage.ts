@@ -2,10 +2,13 @@
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
 import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
-import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord, OrderView, OrderStatus } from '../exchange/index.ts';
+import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
 import type { Json } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
+import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
+
+export type { OrderStatusRecord } from './stored-records.ts';
 
 export interface StoredHead {
   readonly height: number;
@@ -32,12 +35,6 @@ export interface StoredSnapshot {
   readonly state: Json;
   /** `stateHash` of the state (absent in snapshots of older versions): checked when it is restored. */
   readonly stateHash?: string;
-}
-
-export interface OrderStatusRecord {
-  readonly order: OrderView;
-  readonly status: OrderStatus;
-  readonly statusTimestamp: number;
 }
 
 export interface BlockWrite {
@@ -83,8 +80,10 @@ export class ChainStore {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
     this.blocks = this.db.sublevel<string, StoredBlock>('block', { valueEncoding: 'json' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
-    this.fills = this.db.sublevel<string, FillRecord>('fill', { valueEncoding: 'json' });
-    this.orders = this.db.sublevel<string, OrderStatusRecord>('ostat', { valueEncoding: 'json' });
+    // Packed entries (stored-records.ts): a user's fills of one block under its first fill's
+    // sequence number, an order's last status under its oid.
+    this.fills = this.db.sublevel<string, unknown>('fill', { valueEncoding: 'json' });
+    this.orders = this.db.sublevel<string, unknown>('ostat', { valueEncoding: 'json' });
     this.fundings = this.db.sublevel<string, FundingRecord>('fund', { valueEncoding: 'json' });
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
@@ -156,8 +155,14 @@ export class ChainStore {
     const put = (k: string, value: unknown, sublevel: unknown) => ops.push({ type: 'put', key: k, value, sublevel });
     put(key(w.block.header.height), stored, this.blocks);
     put('head', w.head, this.meta);
-    for (const f of w.fills) put(`${f.user}!${key(f.seq)}`, f.fill, this.fills);
-    for (const o of w.orderStatuses) put(`${o.user}!${key(o.record.order.oid)}`, o.record, this.orders);
+    const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
+    for (const f of w.fills) {
+      const mine = fillsOf.get(f.user);
+      if (mine === undefined) fillsOf.set(f.user, { seq: f.seq, fills: [f.fill] });
+      else mine.fills.push(f.fill);
+    }
+    for (const [user, mine] of fillsOf) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
+    for (const o of w.orderStatuses) put(`${o.user}!${key(o.record.order.oid)}`, packOrderStatus(o.record), this.orders);
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
     for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);
     w.liquidations.forEach((l, i) => put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, this.liquidations));
@@ -168,10 +173,22 @@ export class ChainStore {
     await this.db.batch(ops as never, { sync: w.sync } as never);
   }
 
+  /** The user's `count` most recent fills (fewer when it has fewer), newest first. */
+  private async recentFills(user: string, count: number, visit: (f: FillRecord) => boolean): Promise<void> {
+    let seen = 0;
+    // An entry holds at least one fill, so `count` entries reach back far enough.
+    for await (const entry of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit: count })) {
+      const fills = unpackFills(entry);
+      for (let i = fills.length - 1; i >= 0; i--) {
+        if (seen++ === count || !visit(fills[i] as FillRecord)) return;
+      }
+    }
+  }
+
   /** The user's most recent fills, newest first. */
   async userFills(user: string, limit: number): Promise<FillRecord[]> {
     const out: FillRecord[] = [];
-    for await (const value of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit })) out.push(value);
+    await this.recentFills(user, limit, (f) => out.push(f) > 0);
     return out;
   }
 
@@ -181,10 +198,11 @@ export class ChainStore {
    */
   async userFillsBetween(user: string, start: number, end: number, limit: number, reach: number): Promise<FillRecord[]> {
     const found: FillRecord[] = [];
-    for await (const f of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit: reach })) {
-      if (f.time < start) break;
+    await this.recentFills(user, reach, (f) => {
+      if (f.time < start) return false;
       if (f.time < end) found.push(f);
-    }
+      return true;
+    });
     return found.reverse().slice(0, limit);
   }
 
@@ -225,7 +243,8 @@ export class ChainStore {
     return out;
   }
 
-  orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
-    return this.orders.get(`${user}!${key(oid)}`);
+  async orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
+    const stored = await this.orders.get(`${user}!${key(oid)}`);
+    return stored === undefined ? undefined : unpackOrderStatus(stored);
   }
 }

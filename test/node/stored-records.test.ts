@@ -1,0 +1,117 @@
+// The chain store's packed per-order records (node/stored-records.ts): what reads back is the
+// record written, field for field and in the same order, whatever its shape; the store's fill
+// queries answer as they did with one entry per fill, over entries of earlier versions too.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { Level } from 'level';
+import t from 'tap';
+import { ChainStoreForTests, packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from '../../node/index.ts';
+import type { FillRecord } from '../../exchange/index.ts';
+import { Harness, USERS } from '../support/exchange.ts';
+import { tempDir } from '../support/node.ts';
+import { replaySeed } from '../support/seed.ts';
+
+/** An order status event of the exchange: a bid resting on BTC. */
+function restingOrder(cloid: string | null) {
+  const order = { a: 0, b: true, p: '90000', s: '0.01', r: false, t: { limit: { tif: 'Gtc' } }, ...(cloid === null ? {} : { c: cloid }) };
+  const e = new Harness().tx(USERS[0] as string, { type: 'order', orders: [order], grouping: 'na' }).events.find((x) => x.kind === 'order');
+  if (e === undefined || e.kind !== 'order') throw new Error('no order status event');
+  return e;
+}
+
+/** Through JSON as the store keeps it. */
+const stored = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+const FILL: FillRecord = {
+  coin: 'BTC', px: '99990', sz: '0.001', side: 'A', time: 1795778061783, startPosition: '0', dir: 'Open Short', closedPnl: '0',
+  hash: `0x${'af'.repeat(32)}`, oid: 1411, crossed: true, fee: '0.0449955', feeToken: 'USDC', tid: 521,
+};
+
+/** A record's fields, some dropped, moved or undefined, some added, in an order the draw picks. */
+const reshaped = (base: Record<string, unknown>) =>
+  fc.record({
+    drop: fc.array(fc.constantFrom(...Object.keys(base)), { maxLength: 2 }),
+    undef: fc.option(fc.constantFrom(...Object.keys(base)), { nil: undefined }),
+    extra: fc.dictionary(fc.constantFrom('cloid', 'builderFee', 'liquidation', 'zz', '__proto__x'), fc.jsonValue(), { maxKeys: 3 }),
+    moveLast: fc.option(fc.constantFrom(...Object.keys(base)), { nil: undefined }),
+  }).map(({ drop, undef, extra, moveLast }) => {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(base)) if (!drop.includes(k) && k !== moveLast) o[k] = v;
+    Object.assign(o, extra);
+    if (moveLast !== undefined) o[moveLast] = base[moveLast];
+    if (undef !== undefined) o[undef] = undefined;
+    return o;
+  });
+
+t.test('property: a packed fill or order status reads back as the record written, in field order', async (t) => {
+  const seed = replaySeed(t, 20261127);
+  const order = restingOrder(`0x${'12'.repeat(16)}`);
+  const statusOf = (o: Record<string, unknown>): OrderStatusRecord => ({ order: o as never, status: 'open', statusTimestamp: 7 });
+  // Exact as the exchange builds them: packed.
+  t.type(stored(packOrderStatus(statusOf(order.order as never))), Array);
+  t.same(JSON.stringify(unpackOrderStatus(stored(packOrderStatus(statusOf(order.order as never))))), JSON.stringify(statusOf(order.order as never)));
+  fc.assert(fc.property(reshaped(order.order as never), reshaped(FILL as never), fc.array(reshaped(FILL as never), { maxLength: 4 }), (o, f, more) => {
+    const r = statusOf(o);
+    const fills = [f, ...more] as unknown as FillRecord[];
+    const back = unpackOrderStatus(stored(packOrderStatus(r)));
+    const fillsBack = unpackFills(stored(packFills(fills)));
+    return JSON.stringify(back) === JSON.stringify(r) && JSON.stringify(fillsBack) === JSON.stringify(fills);
+  }), { seed, numRuns: 300 });
+});
+
+t.test('the store answers fills and order statuses across packed and earlier entries', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'db');
+  const [a, b] = USERS as [string, string];
+  const hex = (n: number) => n.toString(16).padStart(16, '0');
+  // Entries of an earlier version first: one fill per entry, an order status as an object.
+  const legacy = new Level<string, unknown>(path, { valueEncoding: 'json' });
+  const fillsL = legacy.sublevel<string, unknown>('fill', { valueEncoding: 'json' });
+  const ordersL = legacy.sublevel<string, unknown>('ostat', { valueEncoding: 'json' });
+  const all = new Map<string, FillRecord[]>([[a, []], [b, []]]);
+  let seq = 0;
+  const fill = (user: string, time: number): { user: string; seq: number; fill: FillRecord } => {
+    const f = { ...FILL, time, tid: seq, oid: 1000 + seq };
+    (all.get(user) as FillRecord[]).push(f);
+    return { user, seq: seq++, fill: f };
+  };
+  for (let i = 0; i < 5; i++) {
+    const f = fill(i % 2 === 0 ? a : b, 1000 + i);
+    await fillsL.put(`${f.user}!${hex(f.seq)}`, f.fill);
+  }
+  const old: OrderStatusRecord = { order: { coin: 'ETH', oid: 3 } as never, status: 'canceled', statusTimestamp: 5 };
+  await ordersL.put(`${a}!${hex(3)}`, old);
+  await legacy.close();
+
+  const store = new ChainStoreForTests(path);
+  await store.open();
+  t.teardown(() => store.close());
+  const placed = restingOrder(null);
+  // Blocks of interleaved fills of both users, times rising by block.
+  for (let height = 1; height <= 6; height++) {
+    const fills = Array.from({ length: height % 3 === 0 ? 0 : 7 }, (_, i) => fill(i % 3 === 0 ? b : a, 2000 + height * 10));
+    await store.writeBlock({
+      block: { header: { height }, txs: [] } as never, signers: [], commit: {} as never,
+      head: { height, hash: '0x', time: 0, appHash: '0x', fillSeq: seq }, fills,
+      orderStatuses: height === 2 ? [{ user: a, record: { order: placed.order, status: 'open', statusTimestamp: 9 } }] : [],
+      fundings: [], fundingRates: [], liquidations: [], candles: [], portfolio: [], snapshot: null, sync: false,
+    });
+  }
+  for (const user of [a, b]) {
+    const newest = [...(all.get(user) as FillRecord[])].reverse();
+    for (const limit of [0, 1, 3, 7, 8, 100]) t.same(await store.userFills(user, limit), newest.slice(0, limit), `userFills ${user.slice(0, 6)} ${limit}`);
+    for (const [start, end, limit, reach] of [[0, 1e9, 100, 100], [1002, 2035, 100, 100], [0, 1e9, 3, 100], [0, 1e9, 100, 4], [2021, 2051, 5, 9]] as const) {
+      const found: FillRecord[] = [];
+      for (const f of newest.slice(0, reach)) {
+        if (f.time < start) break;
+        if (f.time < end) found.push(f);
+      }
+      t.same(await store.userFillsBetween(user, start, end, limit, reach), found.reverse().slice(0, limit), `userFillsBetween ${start} ${end} ${limit} ${reach}`);
+    }
+  }
+  t.same(await store.orderStatus(a, 3), old, 'an order status of an earlier version');
+  t.equal(JSON.stringify(await store.orderStatus(a, placed.order.oid)), JSON.stringify({ order: placed.order, status: 'open', statusTimestamp: 9 }));
+  t.equal(await store.orderStatus(b, placed.order.oid), undefined);
+});
