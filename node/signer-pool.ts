@@ -5,7 +5,7 @@
 // inline recovery is the same computation on the calling thread, for small setups and as the
 // fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
-import { count, nameThread, timed } from '../primitives/index.ts';
+import { canonicalize, count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -170,10 +170,18 @@ export class WorkerPoolRecovery implements SignerRecovery {
   }
 
   private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
-    const own: SignedFields = req.dialect === undefined
-      ? { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }
-      : { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature, dialect: req.dialect, expiresAfter: req.expiresAfter ?? null };
-    return this.enqueue({ req: own, binding, encode });
+    if (req.dialect !== undefined) {
+      const own: SignedFields = { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature, dialect: req.dialect, expiresAfter: req.expiresAfter ?? null };
+      return this.enqueue({ req: own, binding, encode });
+    }
+    // The action travels as its canonical text, which the worker would compute first anyway.
+    let canonical: string;
+    try {
+      canonical = canonicalize(req.action);
+    } catch {
+      return Promise.resolve(NONE); // what the worker answers for an action it cannot canonicalize
+    }
+    return this.enqueue({ req: { action: undefined, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode, canonical });
   }
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {

@@ -11,7 +11,12 @@ import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
 export type RecoveryJob =
-  | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean }
+  /**
+   * A request under one binding. `canonical`, when given, is its action's canonical JSON, and the
+   * request's `action` is not read (the pool sends the text: a string is cloned as one copy, an
+   * object field by field on both threads).
+   */
+  | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean; readonly canonical?: string }
   /** A block's transaction as bytes: decoded here, its signer recovered under every allowed binding. */
   | { readonly tx: Uint8Array };
 
@@ -32,7 +37,7 @@ export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
   try {
     if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
     if (j.req.dialect === 'hyperliquid') return dialectJob(auth, j.req);
-    const canonical = j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined;
+    const canonical = j.canonical ?? (j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined);
     if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
     // The bytes hold the request's own nonce, vault and signature and its action as `canonical`
     // (canonical JSON reads back to the same text), so the address recovered here is the one a
