@@ -173,7 +173,7 @@ export class ChainStore {
     await this.db.batch(ops as never, { sync: w.sync } as never);
   }
 
-  /** The user's `count` most recent fills (fewer when it has fewer), newest first. */
+  /** Visits the user's `count` most recent fills (or all it has), newest first, until `visit` answers false. */
   private async recentFills(user: string, count: number, visit: (f: FillRecord) => boolean): Promise<void> {
     let seen = 0;
     // An entry holds at least one fill, so `count` entries reach back far enough.
