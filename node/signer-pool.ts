@@ -174,14 +174,17 @@ export class WorkerPoolRecovery implements SignerRecovery {
       const own: SignedFields = { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature, dialect: req.dialect, expiresAfter: req.expiresAfter ?? null };
       return this.enqueue({ req: own, binding, encode });
     }
-    // The action travels as its canonical text, which the worker would compute first anyway.
+    const own: SignedFields = { action: undefined, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature };
+    // The literal binding reads no action: none travels.
+    if (binding !== 'action' && !encode) return this.enqueue({ req: own, binding, encode });
+    // Otherwise the action travels as its canonical text, which the worker would compute first.
     let canonical: string;
     try {
       canonical = canonicalize(req.action);
     } catch {
-      return Promise.resolve(NONE); // what the worker answers for an action it cannot canonicalize
+      return Promise.resolve(NONE); // what runJob answers for an action it cannot canonicalize
     }
-    return this.enqueue({ req: { action: undefined, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature }, binding, encode, canonical });
+    return this.enqueue({ req: own, binding, encode, canonical });
   }
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {

@@ -20,7 +20,8 @@ export interface OrderStatusRecord {
 const PACKED_V1 = 1;
 
 // Field orders as the exchange builds these records (exchange/events.ts, exchange/settlement.ts).
-// Append-only in effect: stored entries are read with these lists.
+// Stored entries are read with these lists: changing either (even appending to it) needs a new
+// tag, with these kept for the entries already written.
 const ORDER_FIELDS = [
   'coin', 'side', 'limitPx', 'sz', 'oid', 'timestamp', 'origSz', 'cloid', 'reduceOnly', 'orderType', 'tif', 'isTrigger',
   'triggerCondition', 'triggerPx', 'isPositionTpsl', 'children',
@@ -43,7 +44,7 @@ function packFields(o: Obj, fields: readonly string[], into: unknown[]): boolean
   for (let i = 0; i < fields.length; i++) into.push(o[fields[i] as string]);
   if (keys.length > fields.length) {
     const extra: Obj = {};
-    for (let i = fields.length; i < keys.length; i++) extra[keys[i] as string] = o[keys[i] as string];
+    for (let i = fields.length; i < keys.length; i++) own(extra, keys[i] as string, o[keys[i] as string]);
     into.push(extra);
   }
   return true;
@@ -52,9 +53,14 @@ function packFields(o: Obj, fields: readonly string[], into: unknown[]): boolean
 function unpackFields(a: readonly unknown[], from: number, fields: readonly string[]): Obj {
   const o: Obj = {};
   for (let i = 0; i < fields.length; i++) o[fields[i] as string] = a[from + i];
-  const extra = a[from + fields.length];
-  if (extra !== undefined) Object.assign(o, extra);
+  const extra = a[from + fields.length] as Obj | undefined;
+  if (extra !== undefined) for (const k of Object.keys(extra)) own(o, k, extra[k]);
   return o;
+}
+
+/** Sets an own field, `__proto__` included (plain assignment would set the prototype instead). */
+function own(o: Obj, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** `[1, status, statusTimestamp, ...order's fields]`, or the record itself when its order has another shape. */

@@ -25,7 +25,10 @@ t.test('pool and inline recovery agree', async (t) => {
   );
   const broken = { ...reqs[0]!, signature: { r: '0x01', s: '0xzz', v: 27 } };
   const tampered = { ...reqs[1]!, nonce: reqs[1]!.nonce + 1 };
-  const all = [...reqs, broken, tampered];
+  // JSON reads 1e999 as Infinity, which canonical JSON refuses: no action binding, but the literal
+  // binding reads no action, so it still recovers (the pool sends such a job no action at all).
+  const uncanonical = { ...reqs[0]!, action: JSON.parse('{"type":"cancel","x":1e999}') as unknown };
+  const all = [...reqs, broken, tampered, uncanonical];
   for (const binding of ['action', 'literal'] as const) {
     const fromPool = await Promise.all(all.map((r) => pool.recover(r, binding)));
     const fromInline = await Promise.all(all.map((r) => inline.recover(r, binding)));
@@ -34,6 +37,9 @@ t.test('pool and inline recovery agree', async (t) => {
   const signer = wallet.address.toLowerCase();
   t.equal(await pool.recover(reqs[1]!, 'action'), signer);
   t.equal(await pool.recover(reqs[0]!, 'literal'), signer);
+  t.equal(await pool.recover(uncanonical, 'literal'), signer);
+  t.equal(await pool.recover(uncanonical, 'action'), null);
+  t.same(await pool.recoverAndEncode(uncanonical), { address: null });
   t.equal(await pool.recover(broken, 'action'), null);
   t.not(await pool.recover(tampered, 'action'), signer, 'a changed nonce recovers another address');
   t.ok(Signature.from({ r: reqs[2]!.signature.r, s: reqs[2]!.signature.s, v: reqs[2]!.signature.v }));

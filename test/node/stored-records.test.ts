@@ -33,12 +33,13 @@ const reshaped = (base: Record<string, unknown>) =>
   fc.record({
     drop: fc.array(fc.constantFrom(...Object.keys(base)), { maxLength: 2 }),
     undef: fc.option(fc.constantFrom(...Object.keys(base)), { nil: undefined }),
-    extra: fc.dictionary(fc.constantFrom('cloid', 'builderFee', 'liquidation', 'zz', '__proto__x'), fc.jsonValue(), { maxKeys: 3 }),
+    extra: fc.dictionary(fc.constantFrom('cloid', 'builderFee', 'liquidation', 'zz', '__proto__'), fc.jsonValue(), { maxKeys: 3 }),
     moveLast: fc.option(fc.constantFrom(...Object.keys(base)), { nil: undefined }),
   }).map(({ drop, undef, extra, moveLast }) => {
     const o: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(base)) if (!drop.includes(k) && k !== moveLast) o[k] = v;
-    Object.assign(o, extra);
+    // Own fields even for `__proto__` (JSON.parse makes it one; assignment would set the prototype).
+    for (const [k, v] of Object.entries(extra)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     if (moveLast !== undefined) o[moveLast] = base[moveLast];
     if (undef !== undefined) o[undef] = undefined;
     return o;
