@@ -3,7 +3,8 @@
 // lone job while every worker is idle runs on the event loop instead (a worker's wake-up costs
 // more than the recovery; see runLoneInline). The
 // inline recovery is the same computation on the calling thread, for small setups and as the
-// fallback when workers cannot start. EVM signatures travel packed, one buffer each way per batch.
+// fallback when workers cannot start. An action travels as its canonical text (submit); EVM
+// signatures travel packed, one buffer each way per batch.
 import { Worker } from 'node:worker_threads';
 import { canonicalize, count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';

@@ -1,8 +1,9 @@
 // A signer-recovery worker: batches of jobs in, results out (same order). An exchange request
 // under one binding recovers its address; a job marked `encode` also returns the transaction's
 // bytes and hash, built from the same canonical action text the binding hashes, so the event
-// loop neither canonicalizes nor hashes it. EVM signatures come packed and recover their keys
-// and addresses (evm-signature.ts).
+// loop does not hash it (the pool sends that text, canonicalized on the event loop: cheaper than
+// cloning the action). EVM signatures come packed and recover their keys and addresses
+// (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, hyperliquidCandidates, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
