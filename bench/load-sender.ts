@@ -34,6 +34,8 @@ export interface SenderReport {
   readonly reasons: Record<string, number>;
   /** Milliseconds from send to answer, one per answered action. */
   readonly latencies: number[];
+  /** The second of the run each of `latencies` was sent in (0 is the first). */
+  readonly sentSeconds: number[];
   /** Actions not answered when the sender gave up waiting. */
   readonly unanswered: number;
 }
@@ -73,10 +75,14 @@ class Tally {
   answered = 0;
   readonly reasons: Record<string, number> = {};
   readonly latencies: number[] = [];
+  readonly sentSeconds: number[] = [];
+  /** When the run's clock started (performance.now()). */
+  start = 0;
 
   answer(sentAt: number, ok: boolean, orders: number, reason: () => string): void {
     this.answered++;
     this.latencies.push(performance.now() - sentAt);
+    this.sentSeconds.push(Math.max(0, Math.floor((sentAt - this.start) / 1000)));
     if (ok) {
       this.ok++;
       this.orders += orders;
@@ -192,6 +198,7 @@ async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: stri
   process.send?.({ kind: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
   const start = performance.now();
+  tally.start = start;
   for (const c of conns) (free[c.account] as HttpConn[]).push(c.conn);
   await pace(cfg, start, (d) => {
     due = cfg.rate === 0 ? frames.length : d;
@@ -246,6 +253,7 @@ async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: string
   process.send?.({ kind: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
   const start = performance.now();
+  tally.start = start;
   await pace(cfg, start, (d) => {
     due = d;
     pump();
@@ -292,7 +300,7 @@ async function main(): Promise<void> {
   const tally = new Tally();
   const sent = cfg.transport === 'http' ? await sendHttp(cfg, urls, bodies, frames, tally) : await sendWs(cfg, urls, bodies, frames, tally);
   const report: SenderReport = {
-    kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: tally.latencies, unanswered: sent - tally.answered,
+    kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: tally.latencies, sentSeconds: tally.sentSeconds, unanswered: sent - tally.answered,
   };
   process.send?.(report, () => process.exit(0));
 }

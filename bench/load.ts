@@ -79,6 +79,16 @@ function pct(sorted: Float64Array, p: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
 }
 
+/** p50/p99 of the actions sent in each second of the run: a queue that built up shows where it did. */
+function bySecond(reports: readonly SenderReport[]): string[] {
+  const buckets: number[][] = [];
+  for (const r of reports) r.sentSeconds.forEach((sec, i) => (buckets[sec] ??= []).push(r.latencies[i] as number));
+  return Array.from(buckets, (b = []) => {
+    const sorted = Float64Array.from(b).sort();
+    return `${pct(sorted, 50).toFixed(0)}/${pct(sorted, 99).toFixed(0)}`;
+  });
+}
+
 function sender(cfg: SenderConfig): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
@@ -227,6 +237,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       // Per block too: at low rates a node's cost is per block more than per action.
       const perBlock = counted('blocks') === 0 ? '-' : `${(((cpu[0] as number) * 1000) / counted('blocks')).toFixed(2)} ms`;
       console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each), node CPU per block ${perBlock}${nodes.length > 1 ? ' (first node)' : ''}; signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
+      console.log(`latency by second sent, p50/p99 ms: ${bySecond(all).join(' ')}`);
       const step = Math.max(1, Math.floor(rss.length / 12));
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
       console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
