@@ -5,7 +5,7 @@
 //                    only where the genesis allows it, since it does not bind the action)
 import {
   agentDigest, canonicalize, concatBytes, domainSeparator, hexToBytes, keccak256,
-  recoverAddress, uint64BE, type Address, type Eip712Domain,
+  recoverAddress, uint64BE, type Address, type Eip712Domain, type RecoveryItem,
 } from '../primitives/index.ts';
 import type { HyperliquidAuth } from './hyperliquid-auth.ts';
 
@@ -97,15 +97,24 @@ export interface SignedFields {
   readonly expiresAfter?: number | null;
 }
 
-/** The address the signature recovers to under one binding, or null when it recovers to none. */
-export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): Address | null {
+/**
+ * What recovery under one binding takes: the signed digest and the signature; null when the
+ * request recovers to no address under it (malformed, or a binding the genesis does not allow).
+ */
+export function signerDigest(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): RecoveryItem | null {
   const sig = parseSignature(req.signature);
   if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0 || req.dialect !== undefined) return null;
   if (binding === 'literal' && !cfg.literalNonceBinding) return null;
   const connectionId = binding === 'literal'
     ? literalConnectionId(req.nonce)
     : connectionIdOfCanonical(canonicalAction ?? canonicalize(req.action), req.nonce, req.vaultAddress);
-  return recoverAddress(agentDigest(separatorOf(cfg.domain), cfg.source, connectionId), sig);
+  return { digest: agentDigest(separatorOf(cfg.domain), cfg.source, connectionId), sig };
+}
+
+/** The address the signature recovers to under one binding, or null when it recovers to none. */
+export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): Address | null {
+  const item = signerDigest(cfg, req, binding, canonicalAction);
+  return item === null ? null : recoverAddress(item.digest, item.sig);
 }
 
 /** The bindings to try, in order: the action binding first, the literal one where allowed. */

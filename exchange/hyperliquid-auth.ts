@@ -11,7 +11,7 @@
 // decides whether the dialect is accepted at all and under which chains (see docs/hyperliquid.md).
 import { encode as msgpack } from '@msgpack/msgpack';
 import {
-  agentDigest, domainSeparator, hexToBytes, keccak256, recoverAddress, structTypeHash, typedDataDigest,
+  agentDigest, domainSeparator, hexToBytes, keccak256, recoverAddress, structTypeHash, typedDataDigest, type RecoveryItem,
   type Address, type TypedField,
 } from '../primitives/index.ts';
 import { parseSignature } from './auth.ts';
@@ -125,10 +125,11 @@ export function userSignedDigest(action: Record<string, unknown>): Uint8Array | 
 }
 
 /**
- * The addresses a dialect request's signature recovers to under the chains the genesis allows,
- * distinct, in the genesis's order; [] when none (malformed, or signed for a chain not allowed).
+ * What recovering a dialect request takes: one digest per chain the genesis allows (one for a
+ * user-signed action, whose chain is in it), with the signature; [] when the request is malformed
+ * or signed for a chain not allowed.
  */
-export function hyperliquidCandidates(cfg: HyperliquidAuth | null | undefined, req: HyperliquidSignedFields): Address[] {
+export function hyperliquidDigests(cfg: HyperliquidAuth | null | undefined, req: HyperliquidSignedFields): RecoveryItem[] {
   if (cfg === null || cfg === undefined || cfg.chains.length === 0) return [];
   const sig = parseSignature(req.signature);
   const action = req.action;
@@ -139,8 +140,7 @@ export function hyperliquidCandidates(cfg: HyperliquidAuth | null | undefined, r
   if (isUserSignedType(a.type)) {
     if (!cfg.chains.includes(a.hyperliquidChain as 'Mainnet')) return [];
     const digest = userSignedDigest(a);
-    const address = digest === null ? null : recoverAddress(digest, sig);
-    return address === null ? [] : [address];
+    return digest === null ? [] : [{ digest, sig }];
   }
   let hash: Uint8Array;
   try {
@@ -148,12 +148,22 @@ export function hyperliquidCandidates(cfg: HyperliquidAuth | null | undefined, r
   } catch {
     return [];
   }
+  return cfg.chains.map((chain) => ({ digest: agentDigest(L1_SEPARATOR, SOURCE[chain], hash), sig }));
+}
+
+/** The distinct addresses, in order, of recoveries (nulls dropped). */
+export function distinctAddresses(addresses: readonly (Address | null)[]): Address[] {
   const found: Address[] = [];
-  for (const chain of cfg.chains) {
-    const address = recoverAddress(agentDigest(L1_SEPARATOR, SOURCE[chain], hash), sig);
-    if (address !== null && !found.includes(address)) found.push(address);
-  }
+  for (const a of addresses) if (a !== null && !found.includes(a)) found.push(a);
   return found;
+}
+
+/**
+ * The addresses a dialect request's signature recovers to under the chains the genesis allows,
+ * distinct, in the genesis's order; [] when none (malformed, or signed for a chain not allowed).
+ */
+export function hyperliquidCandidates(cfg: HyperliquidAuth | null | undefined, req: HyperliquidSignedFields): Address[] {
+  return distinctAddresses(hyperliquidDigests(cfg, req).map((i) => recoverAddress(i.digest, i.sig)));
 }
 
 /** What a client author needs to fix a dialect signer the node does not know. */

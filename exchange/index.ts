@@ -27,11 +27,11 @@ export type { PortfolioFigures } from './views.ts';
 export type { ExchangeState } from './state.ts';
 export { parsePrice, parseSize, isExchangeError } from './order-rules.ts';
 export {
-  signerCandidates, recoverSigner, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,
+  signerCandidates, recoverSigner, signerDigest, allowedBindings, signingHint, exchangeDomain, actionConnectionId, literalConnectionId,
   parseSignature, type AuthConfig, type Binding, type SignatureWire, type SignerCandidate, type SignedFields,
 } from './auth.ts';
 export {
-  hyperliquidCandidates, hyperliquidSigningHint, isUserSignedType, userSignedNonceField, l1ActionHash, userSignedDigest,
+  hyperliquidCandidates, hyperliquidDigests, distinctAddresses, hyperliquidSigningHint, isUserSignedType, userSignedNonceField, l1ActionHash, userSignedDigest,
   type HyperliquidAuth, type HyperliquidSignedFields,
 } from './hyperliquid-auth.ts';
 export { submitLimit, type LimitSpec, type LimitOutcome } from './limit-orders.ts';

@@ -1,7 +1,7 @@
 // An EVM transaction's signature as the signer pool recovers it, and the packed form batches of
 // them travel in between threads: one buffer each way per batch (transferred, not cloned), no
 // object per job. The worker also derives the sender's address, so the event loop hashes nothing.
-import { bytesToHex, keccak256, recoverPublicKeyRs } from '../primitives/index.ts';
+import { bytesToHex, keccak256, recoverPublicKeysPacked } from '../primitives/index.ts';
 
 export interface EvmSignature {
   /** The signing digest (32 bytes). */
@@ -38,13 +38,11 @@ export function packEvmJobs(sigs: readonly EvmSignature[]): Uint8Array {
 export function recoverEvmPacked(jobs: Uint8Array): Uint8Array {
   const n = jobs.length / JOB;
   const out = new Uint8Array(n * OUT);
-  for (let i = 0; i < n; i++) {
-    const at = i * JOB;
-    const pub = recoverPublicKeyRs(jobs.subarray(at, at + 32), jobs.subarray(at + 32, at + 96), jobs[at + 96] as number);
-    if (pub === null) continue;
-    out.set(pub.subarray(1), i * OUT);
-    out.set(keccak256(pub.subarray(1)).subarray(12), i * OUT + 64);
-  }
+  // One native call for the batch where the batch addon is built (primitives' recoverPublicKeysPacked).
+  recoverPublicKeysPacked(jobs.subarray(0, n * JOB), (i, pub) => {
+    out.set(pub, i * OUT);
+    out.set(keccak256(pub).subarray(12), i * OUT + 64);
+  });
   return out;
 }
 

@@ -2,12 +2,13 @@
 // under one binding recovers its address; a job marked `encode` also returns the transaction's
 // bytes and hash, built from the same canonical action text the binding hashes, so the event
 // loop does not hash it (the pool sends that text, canonicalized on the event loop: cheaper than
-// cloning the action). EVM signatures come packed and recover their keys and addresses
+// cloning the action). A batch's signatures are recovered together, in one native call where the
+// batch addon is built (runJobs). EVM signatures come packed and recover their keys and addresses
 // (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
-import { allowedBindings, hyperliquidCandidates, recoverSigner, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, currentThreadId } from '../primitives/index.ts';
+import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
+import { canonicalize, currentThreadId, recoverAddresses, type Address, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
@@ -33,36 +34,99 @@ export interface RecoveryOut {
   readonly candidates?: string[];
 }
 
-/** One job; the same computation runs inline where there are no workers. */
-export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
-  try {
-    if ('tx' in j) return { address: null, candidates: txCandidates(auth, j.tx) };
-    if (j.req.dialect === 'hyperliquid') return dialectJob(auth, j.req);
-    const canonical = j.canonical ?? (j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined);
-    if (!j.encode) return { address: recoverSigner(auth, j.req, j.binding, canonical) };
-    // The bytes hold the request's own nonce, vault and signature and its action as `canonical`
-    // (canonical JSON reads back to the same text), so the address recovered here is the one a
-    // block's transaction recovers at execution: execution takes it as the first candidate.
-    const bytes = encodeRequest(j.req, canonical);
-    return { address: recoverSigner(auth, j.req, j.binding, canonical), tx: { bytes, hash: txHash(bytes) } };
-  } catch {
-    return { address: null };
-  }
+/** A job's recoveries, and its answer once their addresses are known (in the same order). */
+interface Plan {
+  readonly items: readonly RecoveryItem[];
+  finish(addresses: readonly (Address | null)[]): RecoveryOut;
+}
+
+const NOTHING: Plan = { items: [], finish: () => ({ address: null }) };
+
+function plan(auth: AuthConfig, j: RecoveryJob): Plan {
+  if ('tx' in j) return txPlan(auth, j.tx, 0);
+  if (j.req.dialect === 'hyperliquid') return dialectPlan(auth, j.req);
+  const canonical = j.canonical ?? (j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined);
+  const item = signerDigest(auth, j.req, j.binding, canonical);
+  const items = item === null ? [] : [item];
+  if (!j.encode) return { items, finish: (a) => ({ address: a[0] ?? null }) };
+  // The bytes hold the request's own nonce, vault and signature and its action as `canonical`
+  // (canonical JSON reads back to the same text), so the address recovered here is the one a
+  // block's transaction recovers at execution: execution takes it as the first candidate.
+  const bytes = encodeRequest(j.req, canonical);
+  const tx = { bytes, hash: txHash(bytes) };
+  return { items, finish: (a) => ({ address: a[0] ?? null, tx }) };
 }
 
 /**
  * A dialect request: every address its signature recovers to under the chains the genesis allows
  * (a client signs for Mainnet or Testnet without saying which), from its encoded bytes, with them.
  */
-function dialectJob(auth: AuthConfig, req: SignedFields): RecoveryOut {
+function dialectPlan(auth: AuthConfig, req: SignedFields): Plan {
   const bytes = encodeRequest(req);
   const decoded = decodeRequest(bytes);
-  const candidates = decoded === null ? [] : dialectCandidates(auth, decoded);
-  return { address: candidates[0] ?? null, candidates, tx: { bytes, hash: txHash(bytes) } };
+  const items = decoded === null ? [] : dialectDigests(auth, decoded);
+  const tx = { bytes, hash: txHash(bytes) };
+  return {
+    items,
+    finish: (a) => {
+      const candidates = distinctAddresses(a);
+      return { address: candidates[0] ?? null, candidates, tx };
+    },
+  };
 }
 
-function dialectCandidates(auth: AuthConfig, req: SignedFields): string[] {
-  return hyperliquidCandidates(auth.hyperliquid, { ...req, expiresAfter: req.expiresAfter ?? null });
+function dialectDigests(auth: AuthConfig, req: SignedFields): RecoveryItem[] {
+  return hyperliquidDigests(auth.hyperliquid, { ...req, expiresAfter: req.expiresAfter ?? null });
+}
+
+/** A block transaction's signer under every allowed binding from the `from`-th on. */
+function txPlan(auth: AuthConfig, bytes: Uint8Array, from: number): Plan {
+  const req = decodeRequest(bytes);
+  if (req === null) return { items: [], finish: () => ({ address: null, candidates: [] }) };
+  let items: RecoveryItem[] = [];
+  if (req.dialect === 'hyperliquid') {
+    if (from === 0) items = dialectDigests(auth, req);
+  } else {
+    for (const binding of allowedBindings(auth).slice(from)) {
+      try {
+        const item = signerDigest(auth, req, binding);
+        if (item !== null) items.push(item);
+      } catch {
+        // this binding recovers nothing (an action that does not canonicalize)
+      }
+    }
+  }
+  return { items, finish: (a) => ({ address: null, candidates: distinctAddresses(a) }) };
+}
+
+/**
+ * Jobs of a batch, answered in order. Their signatures are recovered together (one native call
+ * where the batch addon is built: primitives' `recoverAddresses`); a job that throws answers no
+ * address, as alone.
+ */
+export function runJobs(auth: AuthConfig, jobs: readonly RecoveryJob[]): RecoveryOut[] {
+  const plans = jobs.map((j) => {
+    try {
+      return plan(auth, j);
+    } catch {
+      return NOTHING;
+    }
+  });
+  const addresses = recoverAddresses(plans.flatMap((p) => p.items));
+  let at = 0;
+  return plans.map((p) => {
+    const mine = addresses.slice(at, (at += p.items.length));
+    try {
+      return p.finish(mine);
+    } catch {
+      return { address: null };
+    }
+  });
+}
+
+/** One job; the same computation runs inline where there are no workers. */
+export function runJob(auth: AuthConfig, j: RecoveryJob): RecoveryOut {
+  return runJobs(auth, [j])[0] as RecoveryOut;
 }
 
 /**
@@ -70,20 +134,8 @@ function dialectCandidates(auth: AuthConfig, req: SignedFields): string[] {
  * `from`-th on), distinct, in order; [] when it does not decode.
  */
 export function txCandidates(auth: AuthConfig, bytes: Uint8Array, from = 0): string[] {
-  const req = decodeRequest(bytes);
-  const found: string[] = [];
-  if (req === null) return found;
-  if (req.dialect === 'hyperliquid') return from === 0 ? dialectCandidates(auth, req) : found;
-  for (const binding of allowedBindings(auth).slice(from)) {
-    let address: string | null;
-    try {
-      address = recoverSigner(auth, req, binding);
-    } catch {
-      address = null;
-    }
-    if (address !== null && !found.includes(address)) found.push(address);
-  }
-  return found;
+  const p = txPlan(auth, bytes, from);
+  return p.finish(recoverAddresses(p.items)).candidates ?? [];
 }
 
 if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefined)?.auth !== undefined) {
@@ -94,7 +146,7 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
       const evm = recoverEvmPacked(batch.evm);
       port.postMessage({ seq: batch.seq, evm }, [evm.buffer as ArrayBuffer]);
     } else {
-      port.postMessage({ seq: batch.seq, out: batch.jobs.map((j) => runJob(auth, j)) });
+      port.postMessage({ seq: batch.seq, out: runJobs(auth, batch.jobs) });
     }
   });
   // Ready (Keccak compiles as the primitives load): the pool sends nothing before.

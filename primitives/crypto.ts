@@ -3,7 +3,8 @@
 // faster) and this project's WebAssembly Keccak (keccak-wasm.ts: 0.7 to 1.2 µs for 32 to 200
 // bytes, against 1.1 to 1.6 µs for hash-wasm's, 2.6 to 3.9 µs for the N-API sponge of `keccak`,
 // whose per-call crossings cost more than the hash, and 8 to 21 µs for noble), with tests holding
-// each equal to the reference.
+// each equal to the reference. Batches of signatures recover in one call of this project's addon
+// (native/secp256k1-batch, built from the same libsecp256k1 source at install) where it built.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -186,6 +187,105 @@ export function recoverAddressNative(digest: Uint8Array, sig: RecoverableSignatu
 export function recoverAddress(digest: Uint8Array, sig: RecoverableSignature): Address | null {
   count('signer recoveries'); // this thread's; the bounds of what one action costs are tested by it
   return native === null ? recoverAddressNoble(digest, sig) : recoverAddressNative(digest, sig);
+}
+
+/** The batch entry point of native/secp256k1-batch (recover.c). */
+interface NativeBatchRecovery {
+  /** Jobs of 97 bytes (digest, r, s, recovery id) in; per job 65 bytes out (1 when recovered, x, y). */
+  recover(jobs: Uint8Array, out: Uint8Array): number;
+}
+
+/** A batch job: digest (32) || r (32) || s (32) || recovery id (1). */
+const BATCH_JOB = 97;
+/** A batch result: recovered (1) || x (32) || y (32). */
+const BATCH_OUT = 65;
+
+function loadBatchRecovery(): NativeBatchRecovery | null {
+  if (pureJs || native === null) return null;
+  try {
+    const addon = require('svc-secp256k1-batch') as NativeBatchRecovery;
+    // Known answer: two signatures must recover to the keys the `secp256k1` package recovers (and
+    // a corrupted third to none) before the addon is trusted.
+    const jobs = new Uint8Array(3 * BATCH_JOB);
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < 3; i++) {
+      const key = keccak256(Uint8Array.of(i + 1));
+      const digest = keccak256(Uint8Array.of(i + 100));
+      const { signature, recid } = native.ecdsaSign(digest, key);
+      jobs.set(digest, i * BATCH_JOB);
+      jobs.set(signature, i * BATCH_JOB + 32);
+      jobs[i * BATCH_JOB + 96] = recid;
+      keys.push(native.ecdsaRecover(signature, recid, digest, false).subarray(1));
+    }
+    (jobs[2 * BATCH_JOB + 32] as number) ^= 0xff; // r of the third no longer matches
+    const out = new Uint8Array(3 * BATCH_OUT);
+    addon.recover(jobs, out);
+    const same = (i: number) => out[i * BATCH_OUT] === 1 && bytesToHex(out.subarray(i * BATCH_OUT + 1, (i + 1) * BATCH_OUT)) === bytesToHex(keys[i] as Uint8Array);
+    return same(0) && same(1) && !same(2) ? addon : null;
+  } catch {
+    return null; // not built (no compiler where it was installed): one recovery at a time serves
+  }
+}
+
+const batchNative = loadBatchRecovery();
+
+/** Whether `recoverAddresses` and `recoverPublicKeysPacked` recover a batch in one native call. */
+export const batchSecp256k1 = batchNative !== null;
+
+/** One signature to recover: what `recoverAddress` takes. */
+export interface RecoveryItem {
+  readonly digest: Uint8Array;
+  readonly sig: RecoverableSignature;
+}
+
+function putWord(out: Uint8Array, at: number, v: bigint): void {
+  for (let i = 31; i >= 0; i--, v >>= 8n) out[at + i] = Number(v & 0xffn);
+}
+
+/**
+ * The addresses `recoverAddress` returns for each item, in order. Natively in one call where the
+ * batch addon is built: libsecp256k1's recovery with 1/r and the results' 1/z inverted once for
+ * the whole batch (Montgomery's trick), about a fifth less CPU a signature.
+ */
+export function recoverAddresses(items: readonly RecoveryItem[]): (Address | null)[] {
+  if (batchNative === null || items.length < 2) return items.map((i) => recoverAddress(i.digest, i.sig));
+  const jobs = new Uint8Array(items.length * BATCH_JOB);
+  items.forEach((item, i) => {
+    count('signer recoveries');
+    const at = i * BATCH_JOB;
+    // Malformed (high s, out of range, bad recovery id): recovery id 255, which recover.c refuses.
+    if (!wellFormed(item.sig) || item.digest.length !== 32) return void (jobs[at + 96] = 255);
+    jobs.set(item.digest, at);
+    putWord(jobs, at + 32, item.sig.r);
+    putWord(jobs, at + 64, item.sig.s);
+    jobs[at + 96] = item.sig.recovery;
+  });
+  const out = new Uint8Array(items.length * BATCH_OUT);
+  batchNative.recover(jobs, out);
+  return items.map((_, i) => (out[i * BATCH_OUT] === 1 ? bytesToHex(keccak256(out.subarray(i * BATCH_OUT + 1, (i + 1) * BATCH_OUT)).subarray(12)) : null));
+}
+
+/**
+ * Public keys (64 bytes, no prefix) of packed jobs, digest (32) || r || s (64) || y parity (1)
+ * each, with `recoverPublicKeyRs`'s rules (a high s accepted); `visit` gets each key recovered.
+ * Natively in one call where the batch addon is built.
+ */
+export function recoverPublicKeysPacked(jobs: Uint8Array, visit: (index: number, publicKey: Uint8Array) => void): void {
+  const n = Math.floor(jobs.length / BATCH_JOB);
+  if (batchNative === null || n < 2) {
+    for (let i = 0; i < n; i++) {
+      const at = i * BATCH_JOB;
+      const pub = recoverPublicKeyRs(jobs.subarray(at, at + 32), jobs.subarray(at + 32, at + 96), jobs[at + 96] as number);
+      if (pub !== null) visit(i, pub.subarray(1));
+    }
+    return;
+  }
+  const own = jobs.slice(0, n * BATCH_JOB); // its recovery ids are rewritten below
+  // recover.c takes recovery ids 0 to 3 (r + n as x for 2 and 3); transactions carry a parity only.
+  for (let i = 0; i < n; i++) if ((own[i * BATCH_JOB + 96] as number) > 1) own[i * BATCH_JOB + 96] = 255;
+  const out = new Uint8Array(n * BATCH_OUT);
+  batchNative.recover(own, out);
+  for (let i = 0; i < n; i++) if (out[i * BATCH_OUT] === 1) visit(i, out.subarray(i * BATCH_OUT + 1, (i + 1) * BATCH_OUT));
 }
 
 /**
