@@ -34,11 +34,12 @@ export interface AdmissionDeps {
   readonly limit?: { readonly wait: (signer: string, action: unknown) => number; readonly message: (wait: number) => string };
 }
 
-export async function admit(d: AdmissionDeps, req: ExchangeRequest): Promise<SubmitOutcome> {
+/** `origin`: the client connection the request came on, when known (signer recovery may guess its last signer). */
+export async function admit(d: AdmissionDeps, req: ExchangeRequest, origin?: object): Promise<SubmitOutcome> {
   const ticket = d.order.take();
   let outcome: Promise<SubmitOutcome> | SubmitOutcome;
   try {
-    const recovered = await recoverKnownSigner(d, req);
+    const recovered = await recoverKnownSigner(d, req, origin);
     await d.order.turn(ticket);
     outcome = timed('admission', () => enter(d, req, recovered));
   } finally {
@@ -57,7 +58,7 @@ interface Recovered {
   readonly recovered: RecoveredSigners | undefined;
 }
 
-async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promise<Recovered> {
+async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest, origin: object | undefined): Promise<Recovered> {
   if (req.dialect === 'hyperliquid') {
     // One job recovers every address the signature gives under the chains allowed (a client does not say which it signed for).
     const { candidates = [], tx } = await d.recovery.recoverAndEncode(req);
@@ -75,7 +76,7 @@ async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest): Promi
   let tx: { bytes: Uint8Array; hash: string } | undefined;
   for (const binding of bindings) {
     let address: string | null;
-    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req));
+    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req, origin));
     else address = await d.recovery.recover(req, binding);
     byBinding.push(address);
     if (address === null) continue;

@@ -65,7 +65,7 @@ export function makeNodeApi(deps: {
   exchange: Exchange;
   chain: Chain;
   store: ChainStore;
-  submit: (req: ExchangeRequest) => Promise<SubmitOutcome>;
+  submit: (req: ExchangeRequest, origin?: object) => Promise<SubmitOutcome>;
   verifySigned: (req: ExchangeRequest) => Promise<SignedVerdict>;
   /** Staking units from which an address is in the staker tier (genesis `api.stakerTierStake`). */
   stakerTierStake: bigint;

@@ -586,10 +586,10 @@ export class SvcNode {
       store,
       healthy: () => fatal === null,
       ...(relayer !== null ? { bridgeStatus: () => relayer.status() } : {}),
-      submit: (req) =>
+      submit: (req, origin) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
-          : admit(admission(true), req),
+          : admit(admission(true), req, origin),
       verifySigned: (req) => verifySigned(admission(false), req),
       stakerTierStake: genesis.api.stakerTierStake,
     });

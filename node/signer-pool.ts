@@ -17,8 +17,12 @@ export type { RecoveryOut } from './signer-worker.ts';
 export interface SignerRecovery {
   /** The address the request's signature recovers to under `binding`, or null. */
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
-  /** The action binding's address, with the transaction's bytes and hash computed alongside. */
-  recoverAndEncode(req: SignedFields): Promise<RecoveryOut>;
+  /**
+   * The action binding's address, with the transaction's bytes and hash computed alongside.
+   * `origin` is the client connection the request came on, when known: the pool may guess its
+   * last signer and have the worker verify the guess (a guess never changes the answer).
+   */
+  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut>;
   /** The public key and address that signed an EVM transaction, or null. */
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
@@ -67,6 +71,23 @@ interface Lane {
 
 const NONE: RecoveryOut = { address: null };
 
+/**
+ * What the pool knows of a connection's signers: the last one recovered, how many of its
+ * requests in a row that signer signed, and how many in a row it takes before the next request
+ * is hinted with it. A wrong hint (or a hinted request that recovers to nobody) fails the
+ * worker's batch verification and costs the batch a recovery after it, so each miss multiplies
+ * `need` by four (once per change of signer) and each right hint halves it: a client that
+ * changes keys often is soon no longer guessed for.
+ */
+interface OriginSigners {
+  last: string | null;
+  streak: number;
+  need: number;
+}
+
+const FIRST_NEED = 2;
+const MAX_NEED = 4096;
+
 /** Work a lane holds: in flight and gathered. */
 const load = (l: Lane): number => l.queued + l.pending.length + l.evmPending.length;
 
@@ -85,6 +106,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
   private flushScheduled = false;
   /** The lane this tick's jobs go to (see enqueue). */
   private tickLane: Lane | null = null;
+
+  /** Connections' signers (hints), dropped with the connection objects. */
+  private readonly origins = new WeakMap<object, OriginSigners>();
 
   private constructor(lanes: Lane[], private readonly auth: AuthConfig) {
     this.lanes = lanes;
@@ -150,8 +174,32 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return (await this.submit(req, binding, false)).address;
   }
 
-  recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
-    return this.submit(req, 'action', true);
+  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut> {
+    if (origin === undefined || req.dialect !== undefined) return this.submit(req, 'action', true);
+    let signers = this.origins.get(origin);
+    if (signers === undefined) this.origins.set(origin, (signers = { last: null, streak: 0, need: FIRST_NEED }));
+    const s = signers;
+    const hint = s.last !== null && s.streak >= s.need ? s.last : undefined;
+    if (hint !== undefined) count('signer hints');
+    return this.submit(req, 'action', true, hint).then((out) => {
+      if (hint !== undefined) {
+        if (out.address === hint) s.need = Math.max(FIRST_NEED, s.need >> 1); // a right guess earns trust back
+        // A wrong guess, or a hinted request that recovers to nobody (it failed its batch's check
+        // too), costs the connection trust: once per change of signer, not once per request in
+        // flight with the old hint.
+        else if (s.last === hint) s.need = Math.min(s.need * 4, MAX_NEED);
+      }
+      if (out.address === null) {
+        if (hint !== undefined && s.last === hint) s.last = null; // the next request is not guessed for
+        return out;
+      }
+      if (out.address === s.last) s.streak++;
+      else {
+        s.last = out.address;
+        s.streak = 1;
+      }
+      return out;
+    });
   }
 
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
@@ -170,7 +218,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return (await this.enqueue({ tx: own })).candidates ?? [];
   }
 
-  private submit(req: SignedFields, binding: Binding, encode: boolean): Promise<RecoveryOut> {
+  private submit(req: SignedFields, binding: Binding, encode: boolean, hint?: string): Promise<RecoveryOut> {
     if (req.dialect !== undefined) {
       const own: SignedFields = { action: req.action, nonce: req.nonce, vaultAddress: req.vaultAddress, signature: req.signature, dialect: req.dialect, expiresAfter: req.expiresAfter ?? null };
       return this.enqueue({ req: own, binding, encode });
@@ -185,7 +233,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     } catch {
       return Promise.resolve(NONE); // what runJob answers for an action it cannot canonicalize
     }
-    return this.enqueue({ req: own, binding, encode, canonical });
+    return this.enqueue(hint === undefined ? { req: own, binding, encode, canonical } : { req: own, binding, encode, canonical, hint });
   }
 
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
@@ -318,8 +366,8 @@ export class BackgroundPoolRecovery implements SignerRecovery {
     return this.current.recover(req, binding);
   }
 
-  recoverAndEncode(req: SignedFields): Promise<RecoveryOut> {
-    return this.current.recoverAndEncode(req);
+  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut> {
+    return this.current.recoverAndEncode(req, origin);
   }
 
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {

@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, currentThreadId, recoverAddresses, type Address, type RecoveryItem } from '../primitives/index.ts';
+import { canonicalize, count, currentThreadId, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
@@ -18,7 +18,14 @@ export type RecoveryJob =
    * request's `action` is not read (the pool sends the text: a string is cloned as one copy, an
    * object field by field on both threads).
    */
-  | { readonly req: SignedFields; readonly binding: Binding; readonly encode: boolean; readonly canonical?: string }
+  | {
+    readonly req: SignedFields;
+    readonly binding: Binding;
+    readonly encode: boolean;
+    readonly canonical?: string;
+    /** The address this request is probably by (its connection's last signer): checked, not trusted. */
+    readonly hint?: string;
+  }
   /** A block's transaction as bytes: decoded here, its signer recovered under every allowed binding. */
   | { readonly tx: Uint8Array };
 
@@ -37,8 +44,33 @@ export interface RecoveryOut {
 /** A job's recoveries, and its answer once their addresses are known (in the same order). */
 interface Plan {
   readonly items: readonly RecoveryItem[];
+  /** The address the job's one item is probably by (the job's hint). */
+  readonly hint?: string;
   finish(addresses: readonly (Address | null)[]): RecoveryOut;
 }
+
+/**
+ * Public keys of signers this thread recovered, by address: a hint's key, so its guess can be
+ * verified. Bounded: the least recently used entry goes first.
+ */
+const KEYS_KEPT = 8192;
+const knownKeys = new Map<string, Uint8Array>();
+
+/** Keeps a key (or, without one, refreshes a kept key's place): the least recently used goes first. */
+function keep(address: Address, publicKey?: Uint8Array): void {
+  const kept = knownKeys.get(address);
+  if (kept !== undefined) {
+    knownKeys.delete(address);
+    knownKeys.set(address, kept);
+    return;
+  }
+  if (publicKey === undefined) return;
+  if (knownKeys.size >= KEYS_KEPT) knownKeys.delete(knownKeys.keys().next().value as string);
+  knownKeys.set(address, publicKey.slice());
+}
+
+/** Hinted jobs checked together below this many are recovered instead (one verification alone costs more). */
+const MIN_VERIFIED = 3;
 
 const NOTHING: Plan = { items: [], finish: () => ({ address: null }) };
 
@@ -48,13 +80,14 @@ function plan(auth: AuthConfig, j: RecoveryJob): Plan {
   const canonical = j.canonical ?? (j.binding === 'action' || j.encode ? canonicalize(j.req.action) : undefined);
   const item = signerDigest(auth, j.req, j.binding, canonical);
   const items = item === null ? [] : [item];
-  if (!j.encode) return { items, finish: (a) => ({ address: a[0] ?? null }) };
+  const hinted = item !== null && j.hint !== undefined ? { hint: j.hint } : {};
+  if (!j.encode) return { items, ...hinted, finish: (a) => ({ address: a[0] ?? null }) };
   // The bytes hold the request's own nonce, vault and signature and its action as `canonical`
   // (canonical JSON reads back to the same text), so the address recovered here is the one a
   // block's transaction recovers at execution: execution takes it as the first candidate.
   const bytes = encodeRequest(j.req, canonical);
   const tx = { bytes, hash: txHash(bytes) };
-  return { items, finish: (a) => ({ address: a[0] ?? null, tx }) };
+  return { items, ...hinted, finish: (a) => ({ address: a[0] ?? null, tx }) };
 }
 
 /**
@@ -100,9 +133,10 @@ function txPlan(auth: AuthConfig, bytes: Uint8Array, from: number): Plan {
 }
 
 /**
- * Jobs of a batch, answered in order. Their signatures are recovered together (one native call
- * where the batch addon is built: primitives' `recoverAddresses`); a job that throws answers no
- * address, as alone.
+ * Jobs of a batch, answered in order. Jobs with a hint whose key this thread knows are verified
+ * against it together (primitives' `verifyKeys`, where the batch addon is built); the rest, and
+ * all of them when that check fails, are recovered together (`recoverKeys`). Either way a job's
+ * address is the one recovery gives. A job that throws answers no address, as alone.
  */
 export function runJobs(auth: AuthConfig, jobs: readonly RecoveryJob[]): RecoveryOut[] {
   const plans = jobs.map((j) => {
@@ -112,12 +146,34 @@ export function runJobs(auth: AuthConfig, jobs: readonly RecoveryJob[]): Recover
       return NOTHING;
     }
   });
-  const addresses = recoverAddresses(plans.flatMap((p) => p.items));
+  const addresses: (Address | null)[][] = plans.map(() => []);
+  const guessed: number[] = [];
+  for (let i = 0; i < plans.length; i++) {
+    const p = plans[i] as Plan;
+    // A malformed signature would fail the whole check: it is recovered (to nobody) instead.
+    if (p.hint !== undefined && p.items.length === 1 && knownKeys.has(p.hint) && verifiable(p.items[0] as RecoveryItem)) guessed.push(i);
+  }
+  if (guessed.length >= MIN_VERIFIED) {
+    const items = guessed.map((i) => (plans[i] as Plan).items[0] as RecoveryItem);
+    if (verifyKeys(items, guessed.map((i) => knownKeys.get((plans[i] as Plan).hint as string) as Uint8Array))) {
+      for (const i of guessed) keep((plans[i] as Plan).hint as Address); // recently used: kept longest
+      for (const i of guessed) addresses[i] = [(plans[i] as Plan).hint as Address];
+    } else {
+      count('signer hints missed');
+    }
+  }
+  const recovering: number[] = [];
+  for (let i = 0; i < plans.length; i++) if ((addresses[i] as Address[]).length === 0) recovering.push(i);
+  const recovered = recoverKeys(recovering.flatMap((i) => (plans[i] as Plan).items));
   let at = 0;
-  return plans.map((p) => {
-    const mine = addresses.slice(at, (at += p.items.length));
+  for (const i of recovering) {
+    const mine = recovered.slice(at, (at += (plans[i] as Plan).items.length));
+    for (const k of mine) if (k !== null) keep(k.address, k.publicKey);
+    addresses[i] = mine.map((k) => k?.address ?? null);
+  }
+  return plans.map((p, i) => {
     try {
-      return p.finish(mine);
+      return p.finish(addresses[i] as Address[]);
     } catch {
       return { address: null };
     }

@@ -46,7 +46,11 @@ export interface OrderStatusAnswer {
 }
 
 export interface NodeApi {
-  submit(req: ExchangeRequest): Promise<SubmitOutcome>;
+  /**
+   * `origin`: the client connection the request came on, when the server knows one (a WebSocket);
+   * the node may guess that connection's last signer to recover faster. It never changes the answer.
+   */
+  submit(req: ExchangeRequest, origin?: object): Promise<SubmitOutcome>;
   /** The indexed history (`/v4`, `/stats`); null on a node that keeps none. */
   readonly history: HistoryReader | null;
   /** The coin a market parameter names: "BTC-USD" or "BTC" for a perpetual, a spot pair's name or "@<pair>"; null when none. */

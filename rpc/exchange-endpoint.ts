@@ -8,11 +8,14 @@ export type ExchangeEnvelope =
   | { status: 'ok'; response: unknown }
   | { status: 'err'; response: string };
 
-/** Answers with the envelope, or throws the HTTP error (400/401/403/429/503) the outcome calls for. */
-export async function handleExchange(api: NodeApi, body: Record<string, unknown>): Promise<ExchangeEnvelope> {
+/**
+ * Answers with the envelope, or throws the HTTP error (400/401/403/429/503) the outcome calls for.
+ * `origin`: the connection the request came on, when known (NodeApi.submit).
+ */
+export async function handleExchange(api: NodeApi, body: Record<string, unknown>, origin?: object): Promise<ExchangeEnvelope> {
   const { req, action } = parseExchangeRequest(body);
   checkMinimumSizes(api, action);
-  const outcome = await api.submit(req);
+  const outcome = await api.submit(req, origin);
   switch (outcome.kind) {
     case 'unavailable':
       throw new HttpError('service_unavailable', outcome.message);

@@ -385,7 +385,8 @@ export class WsServer {
         limits.exchangeIp(ip, payload.action);
         const action = payload.action as Record<string, unknown> | undefined;
         if (action?.type === 'spotDeploy') throw new HttpError('bad_request', 'spotDeploy is not available over WebSocket; use POST /exchange');
-        return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload) } });
+        // The connection's data object identifies it to the node (its signer is probably the last one's).
+        return this.send(ws, { channel: 'post', data: { id, response: await handleExchange(this.api, payload, ws.getUserData()) } });
       }
       return this.error(ws, `Unknown request type: ${shown(request.type)}`);
     } catch (err) {

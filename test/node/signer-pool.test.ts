@@ -192,3 +192,72 @@ t.test('a node does not wait for its workers: inline recovery until the pool is 
   t.equal(await broken.recover(req, 'action'), wallet.address.toLowerCase(), 'and recovery stays inline');
   await broken.close();
 });
+
+t.test('hinted jobs: verified together when every hint is right, recovered when one is not; answers as without hints', async (t) => {
+  const { runJobs } = await import('../../node/index.ts');
+  const { stageReport } = await import('../../primitives/index.ts');
+  const a = new Wallet(Wallet.createRandom().privateKey);
+  const b = new Wallet(Wallet.createRandom().privateKey);
+  const [addrA, addrB] = [a.address.toLowerCase(), b.address.toLowerCase()];
+  const action = { type: 'cancel', cancels: [{ a: 0, o: 3 }] };
+  const reqs = await Promise.all(Array.from({ length: 12 }, (_, i) => signRequest(i % 3 === 2 ? b : a, action, 1_767_225_700_000 + i)));
+  const bySigner = reqs.map((_, i) => (i % 3 === 2 ? addrB : addrA));
+  const job = (i: number, hint?: string) => ({ req: reqs[i]!, binding: 'action' as const, encode: true, ...(hint === undefined ? {} : { hint }) });
+  const plain = runJobs(AUTH, reqs.map((_, i) => job(i))); // this thread now knows both keys
+  t.same(plain.map((o) => o.address), bySigner, 'recovered without hints');
+  const verified = () => stageReport().counters['signer verifications'] ?? 0;
+  const missed = () => stageReport().counters['signer hints missed'] ?? 0;
+  const v0 = verified();
+  t.same(runJobs(AUTH, reqs.map((_, i) => job(i, bySigner[i]))), plain, 'right hints: the same answers');
+  t.equal(verified() - v0, 12, 'all twelve verified at once');
+  const m0 = missed();
+  const wrong = reqs.map((_, i) => job(i, i === 5 ? addrA : bySigner[i])); // job 5 is by b
+  t.same(runJobs(AUTH, wrong), plain, 'one wrong hint: the same answers (all recovered)');
+  t.equal(missed() - m0, 1, 'the batch counted as missed');
+  const stranger = new Wallet(Wallet.createRandom().privateKey).address.toLowerCase();
+  t.same(runJobs(AUTH, reqs.map((_, i) => job(i, stranger))), plain, 'hints of an unknown key: recovered');
+  const tampered = { ...job(0, addrA), req: { ...reqs[0]!, nonce: reqs[0]!.nonce + 1 } };
+  const out = runJobs(AUTH, [tampered, job(1, addrA), job(3, addrA), job(4, addrA)]);
+  t.not(out[0]!.address, addrA, 'a request whose signature is not by its hint never answers the hint');
+  t.same(out.slice(1).map((o) => o.address), [addrA, addrA, addrA]);
+});
+
+t.test('a connection is hinted with its last signer once it repeats; one that alternates keys is not', async (t) => {
+  const { stageReport } = await import('../../primitives/index.ts');
+  const pool = await sharedPool();
+  const inline = new InlineRecovery(AUTH);
+  const hints = () => stageReport().counters['signer hints'] ?? 0;
+  const a = new Wallet(Wallet.createRandom().privateKey);
+  const b = new Wallet(Wallet.createRandom().privateKey);
+  const action = { type: 'cancel', cancels: [{ a: 0, o: 4 }] };
+  const steady = {};
+  const h0 = hints();
+  for (let tick = 0; tick < 6; tick++) {
+    const reqs = await Promise.all(Array.from({ length: 8 }, (_, i) => signRequest(a, action, 1_767_225_800_000 + tick * 8 + i)));
+    const out = await Promise.all(reqs.map((r) => pool.recoverAndEncode(r, steady)));
+    t.same(out.map((o) => o.address), await Promise.all(reqs.map((r) => inline.recover(r, 'action'))), `tick ${tick}: answers as inline`);
+  }
+  t.ok(hints() - h0 >= 30, `a steady connection is hinted (${hints() - h0} of 48)`);
+  const alternating = {};
+  const h1 = hints();
+  for (let i = 0; i < 24; i++) {
+    const req = await signRequest(i % 2 === 0 ? a : b, action, 1_767_225_900_000 + i);
+    t.equal((await pool.recoverAndEncode(req, alternating)).address, (i % 2 === 0 ? a : b).address.toLowerCase());
+  }
+  t.equal(hints() - h1, 0, 'a connection alternating keys is never hinted');
+  // A hinted request that recovers to nobody (it would fail its batch's check) costs trust as a
+  // wrong guess does: the connection needs 8 same-signer requests in a row before the next hint.
+  const poisoned = {};
+  for (let i = 0; i < 3; i++) await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_000_000 + i), poisoned);
+  const good = await signRequest(a, action, 1_767_226_000_010);
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const highS = { ...good, signature: { ...good.signature, s: '0x' + (n - BigInt(good.signature.s)).toString(16), v: 55 - good.signature.v } };
+  const h2 = hints();
+  t.equal((await pool.recoverAndEncode(highS, poisoned)).address, null, 'a high-s signature recovers to nobody');
+  t.equal(hints() - h2, 1, 'it was hinted');
+  const h3 = hints();
+  for (let i = 0; i < 8; i++) await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_000_100 + i), poisoned);
+  t.equal(hints() - h3, 0, 'the next eight are not');
+  await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_000_200), poisoned);
+  t.equal(hints() - h3, 1, 'the ninth is');
+});

@@ -119,3 +119,57 @@ t.test('a batch with an x beyond the curve order (recovery ids 2 and 3 are refus
   t.same(got, cases.map((c) => recoverAddressNoble(c.digest, c.sig)));
   t.equal(got[0], bytesToHex(keccak256(secp256k1.getPublicKey(key, false).subarray(1)).subarray(12)));
 });
+
+t.test('verifyKeys is true exactly when every signature recovers to its guessed key', async (t) => {
+  const { verifyKeys } = await import('../../primitives/index.ts');
+  const seed = Number(process.env.SEED ?? 20261129);
+  const next = rng(seed);
+  const keys = Array.from({ length: 6 }, (_, i) => secp256k1.utils.randomSecretKey(bytes(next, 48 + i * 0)));
+  const pubs = keys.map((k) => secp256k1.getPublicKey(k, false).subarray(1));
+  const addressOf = (pub: Uint8Array) => bytesToHex(keccak256(pub).subarray(12));
+  let trues = 0;
+  let falses = 0;
+  for (let round = 0; round < 60; round++) {
+    const n = 1 + (next() % 40);
+    const spread = 1 + (next() % keys.length); // how many keys sign this batch
+    const items: Case[] = [];
+    const guesses: Uint8Array[] = [];
+    // Most rounds guess every key right; others break one job in one of the ways makeCase does.
+    const breakAt = next() % 3 === 0 ? next() % n : -1;
+    for (let i = 0; i < n; i++) {
+      const k = next() % spread;
+      const digest = bytes(next, 32);
+      const raw = secp256k1.sign(digest, keys[k]!, { prehash: false, lowS: true, format: 'recovered' });
+      let sig: RecoverableSignature = { r: word(raw.subarray(1, 33)), s: word(raw.subarray(33, 65)), recovery: raw[0] as number };
+      let guess = pubs[k]!;
+      if (i === breakAt) {
+        const how = next() % 5;
+        if (how === 0) guess = pubs[(k + 1) % keys.length]!; // another key
+        if (how === 1) sig = { ...sig, recovery: 1 - sig.recovery };
+        if (how === 2) sig = { ...sig, s: N - sig.s, recovery: 1 - sig.recovery }; // high s: refused
+        if (how === 3) sig = { ...sig, r: (sig.r + 1n) % N };
+        if (how === 4) digest[0] = (digest[0] as number) ^ 1;
+      }
+      items.push({ digest, sig });
+      guesses.push(guess);
+    }
+    const want = items.every((c, i) => recoverAddressNoble(c.digest, c.sig) === addressOf(guesses[i]!));
+    const got = verifyKeys(items, guesses);
+    if (got !== want) return void t.fail(`round ${round} (${n} jobs, break at ${breakAt}): ${got} against ${want} (SEED=${seed})`);
+    if (got) trues++;
+    else falses++;
+  }
+  t.ok(trues > 10 && falses > 5, `60 batches agree with recovery one by one (${trues} true, ${falses} false; SEED=${seed})`);
+  // Past 88 points libsecp256k1 switches from Strauss to Pippenger: 120 jobs by 120 keys.
+  const many = Array.from({ length: 120 }, () => secp256k1.utils.randomSecretKey(bytes(next, 48)));
+  const manyItems = many.map((k) => {
+    const digest = bytes(next, 32);
+    const raw = secp256k1.sign(digest, k, { prehash: false, lowS: true, format: 'recovered' });
+    return { digest, sig: { r: word(raw.subarray(1, 33)), s: word(raw.subarray(33, 65)), recovery: raw[0] as number } };
+  });
+  const manyKeys = many.map((k) => secp256k1.getPublicKey(k, false).subarray(1));
+  t.equal(verifyKeys(manyItems, manyKeys), true, '120 signatures by 120 keys (Pippenger)');
+  t.equal(verifyKeys(manyItems, [...manyKeys.slice(0, 119), manyKeys[0]!]), false, 'the same with the last key wrong');
+  t.equal(verifyKeys([], []), false, 'an empty batch verifies nothing');
+  t.equal(verifyKeys([makeCase(next)], [new Uint8Array(64)]), false, 'a guess that is not a point of the curve');
+});
