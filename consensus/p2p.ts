@@ -1,7 +1,7 @@
 // Consensus messages and transactions over js-libp2p (TCP, noise, yamux): every node keeps one
 // stream per peer on the protocol /svc/<chainId>/consensus/2 and writes length-prefixed frames on
 // it, each starting with its channel (0 consensus, 1 transaction, 2 a request for a whole
-// proposal). Proposals go out compact: the transactions this node gossiped or was gossiped are
+// proposal, 3 the probable signer of the transaction frame that follows). Proposals go out compact: the transactions this node gossiped or was gossiped are
 // named by key, and the receiver fills them in from what it was gossiped; one it lacks after the
 // frames already read makes it ask the sender for the whole proposal. Validators
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
@@ -71,6 +71,13 @@ export class FrameDecoder {
 const CONSENSUS = 0;
 const TX = 1;
 const WANT_PROPOSAL = 2;
+/**
+ * A 20-byte address: the signer the sender recovered for the transaction frame right after this
+ * one on the stream. A hint the receiver checks, never trusts (its signer pool verifies it);
+ * peers of earlier versions skip the channel, as every reader skips channels it does not know.
+ */
+const SIGNER_HINT = 3;
+const ADDRESS_RE = /^0x[0-9a-f]{40}$/;
 /** Own proposals kept to answer a peer that could not fill one in. */
 const OWN_PROPOSALS_KEPT = 16;
 const RECEIVED_WHOLE_KEPT = 64;
@@ -94,7 +101,7 @@ export async function peerIdOfSeed(seed: Uint8Array): Promise<string> {
 
 export class Libp2pTransport implements ConsensusTransport {
   private handler: ((from: string, msg: ConsensusMessage) => void) | null = null;
-  private txHandler: ((from: string, tx: Uint8Array) => void) | null = null;
+  private txHandler: ((from: string, tx: Uint8Array, signer?: string) => void) | null = null;
   /** Open streams per peer (each side may have dialed); writes go to the newest. */
   private readonly streams = new Map<string, Stream[]>();
   private readonly dialing = new Set<string>();
@@ -166,8 +173,8 @@ export class Libp2pTransport implements ConsensusTransport {
     this.handler = handler;
   }
 
-  /** Installs the handler for transactions gossiped by peers. */
-  onTx(handler: (from: string, tx: Uint8Array) => void): void {
+  /** Installs the handler for transactions gossiped by peers, with the signer the peer hinted, if any. */
+  onTx(handler: (from: string, tx: Uint8Array, signer?: string) => void): void {
     this.txHandler = handler;
   }
 
@@ -175,9 +182,13 @@ export class Libp2pTransport implements ConsensusTransport {
     this.broadcastFrame(this.messageFrame(msg, this.streams.size));
   }
 
-  /** Gossips a transaction admitted here to every peer (validators connect to all validators). */
-  broadcastTx(tx: Uint8Array): void {
+  /**
+   * Gossips a transaction admitted here to every peer (validators connect to all validators),
+   * after `signer` (a lowercase 0x address: the one this node recovered) as a hint when given.
+   */
+  broadcastTx(tx: Uint8Array, signer?: string): void {
     this.txCache.add(tx);
+    if (signer !== undefined && ADDRESS_RE.test(signer)) this.broadcastFrame(frame(channel(SIGNER_HINT, Buffer.from(signer.slice(2), 'hex'))));
     this.broadcastFrame(frame(channel(TX, tx)));
   }
 
@@ -273,13 +284,22 @@ export class Libp2pTransport implements ConsensusTransport {
     // so every open stream is kept and read.
     this.streams.set(peer, [...(this.streams.get(peer) ?? []), stream]);
     const decoder = new FrameDecoder();
+    /** A signer hint read on this stream, for the next frame if that is a transaction. */
+    let hint: string | undefined;
     stream.addEventListener('message', (e) => {
       try {
         for (const bytes of decoder.push(e.data.subarray())) {
+          const hinted = hint;
+          hint = undefined;
+          if (bytes[0] === SIGNER_HINT) {
+            if (bytes.length === 21) hint = `0x${Buffer.from(bytes.buffer, bytes.byteOffset + 1, 20).toString('hex')}`;
+            continue;
+          }
           if (bytes[0] === TX) {
             const tx = new Uint8Array(bytes.subarray(1)); // its own bytes: the cache keeps it
             this.txCache.add(tx);
-            this.txHandler?.(peer, tx);
+            if (hinted === undefined) this.txHandler?.(peer, tx);
+            else this.txHandler?.(peer, tx, hinted);
             continue;
           }
           if (bytes[0] === WANT_PROPOSAL) {

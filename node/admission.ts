@@ -5,7 +5,7 @@ import {
   allowedBindings, exchangeError, hyperliquidSigningHint, knownHyperliquidSigner, knownSigner, nonceRefusal, signingHint,
   type AuthConfig, type Exchange, type ExchangeError,
 } from '../exchange/index.ts';
-import type { SignerRecovery } from './signer-pool.ts';
+import type { SignerGuess, SignerRecovery } from './signer-pool.ts';
 import { svcActionOf, type ExchangeRequest, type SignedVerdict, type SubmitOutcome } from '../rpc/index.ts';
 import type { Mempool, RecoveredSigners } from './mempool.ts';
 import { txHash } from '../consensus/index.ts';
@@ -21,8 +21,11 @@ export interface AdmissionDeps {
   readonly mempool: Mempool;
   readonly now: () => number;
   readonly nonceWindowMs: number;
-  /** Told after each admission (with the transaction's bytes) so the engine can propose and peers hear of it. */
-  readonly onAdmitted: (tx: Uint8Array) => void;
+  /**
+   * Told after each admission (with the transaction's bytes, and the address its action binding
+   * recovered to when one did) so the engine can propose and peers hear of it.
+   */
+  readonly onAdmitted: (tx: Uint8Array, signer?: string) => void;
   /** Shared by every admission of the node: the mempool sees requests in arrival order. */
   readonly order: ArrivalOrder;
   /** A refusal this node makes from what only it knows (a bridge chain it cannot reach), or null. */
@@ -34,12 +37,12 @@ export interface AdmissionDeps {
   readonly limit?: { readonly wait: (signer: string, action: unknown) => number; readonly message: (wait: number) => string };
 }
 
-/** `origin`: the client connection the request came on, when known (signer recovery may guess its last signer). */
-export async function admit(d: AdmissionDeps, req: ExchangeRequest, origin?: object): Promise<SubmitOutcome> {
+/** `guess`: where the request came from, when known (signer recovery may verify a guessed signer). */
+export async function admit(d: AdmissionDeps, req: ExchangeRequest, guess?: SignerGuess): Promise<SubmitOutcome> {
   const ticket = d.order.take();
   let outcome: Promise<SubmitOutcome> | SubmitOutcome;
   try {
-    const recovered = await recoverKnownSigner(d, req, origin);
+    const recovered = await recoverKnownSigner(d, req, guess);
     await d.order.turn(ticket);
     outcome = timed('admission', () => enter(d, req, recovered));
   } finally {
@@ -58,7 +61,7 @@ interface Recovered {
   readonly recovered: RecoveredSigners | undefined;
 }
 
-async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest, origin: object | undefined): Promise<Recovered> {
+async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest, guess: SignerGuess | undefined): Promise<Recovered> {
   if (req.dialect === 'hyperliquid') {
     // One job recovers every address the signature gives under the chains allowed (a client does not say which it signed for).
     const { candidates = [], tx } = await d.recovery.recoverAndEncode(req);
@@ -76,7 +79,7 @@ async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest, origin
   let tx: { bytes: Uint8Array; hash: string } | undefined;
   for (const binding of bindings) {
     let address: string | null;
-    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req, origin));
+    if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req, guess));
     else address = await d.recovery.recover(req, binding);
     byBinding.push(address);
     if (address === null) continue;
@@ -113,7 +116,10 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
   const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req, ...(r.recovered === undefined ? {} : { recovered: r.recovered }) });
-  d.onAdmitted(bytes);
+  // The action binding's address, which a peer's admission recovers first: its hint (not for the
+  // dialect, whose addresses are recovered under each chain).
+  const first = req.dialect === undefined ? r.recovered?.addresses[0] : undefined;
+  d.onAdmitted(bytes, first ?? undefined);
   return pending.then((result) => (result === null ? { kind: 'unavailable', message: 'Node halted before the block with this action committed' } : { kind: 'executed', result }));
 }
 

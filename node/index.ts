@@ -10,7 +10,7 @@ export { bridgeSignerKey, type BridgeSignerKey } from './bridge/signer-key.ts';
 export type { BridgeChainConfig } from './bridge/relayer.ts';
 export { BRIDGE_ABI } from './bridge/abi-text.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
-export { WorkerPoolRecovery, BackgroundPoolRecovery, InlineRecovery, type SignerRecovery } from './signer-pool.ts';
+export { WorkerPoolRecovery, BackgroundPoolRecovery, InlineRecovery, type SignerGuess, type SignerRecovery } from './signer-pool.ts';
 export { runJobs, type RecoveryJob } from './signer-worker.ts';
 export { THREAD_BUNDLE_CACHE, buildThreadBundle, currentBundle, threadEntry } from './thread-bundle.js';
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';

@@ -551,14 +551,14 @@ export class SvcNode {
     const admission = (gossip: boolean) => ({
       auth, recovery, exchange, mempool, now: config.now, nonceWindowMs: genesis.exchange.nonceWindowMs, order: arrivals, gate,
       ...(gossip ? { limit: signerLimit } : {}),
-      onAdmitted: (tx: Uint8Array) => {
+      onAdmitted: (tx: Uint8Array, signer?: string) => {
         engine.notifyTxs();
-        if (gossip) transport?.broadcastTx(tx);
+        if (gossip) transport?.broadcastTx(tx, signer);
       },
     });
     // Transactions gossiped by peers go through the same admission; they are not gossiped again
     // (validators and full nodes dial every validator).
-    transport?.onTx((_from, bytes) => {
+    transport?.onTx((from, bytes, signer) => {
       if (fatal !== null) return;
       const system = decodeSystemTx(bytes);
       if (system !== null) {
@@ -576,7 +576,7 @@ export class SvcNode {
         return;
       }
       const req = decodeRequest(bytes);
-      if (req !== null) void admit(admission(false), req);
+      if (req !== null) void admit(admission(false), req, signer === undefined ? undefined : { peer: from, signer });
     });
     const api = makeNodeApi({
       history: indexer?.store ?? null,
@@ -589,7 +589,7 @@ export class SvcNode {
       submit: (req, origin) =>
         fatal !== null
           ? Promise.resolve({ kind: 'unavailable', message: 'Node halted after a storage failure' })
-          : admit(admission(true), req, origin),
+          : admit(admission(true), req, origin === undefined ? undefined : { origin }),
       verifySigned: (req) => verifySigned(admission(false), req),
       stakerTierStake: genesis.api.stakerTierStake,
     });

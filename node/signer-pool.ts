@@ -19,10 +19,10 @@ export interface SignerRecovery {
   recover(req: SignedFields, binding: Binding): Promise<string | null>;
   /**
    * The action binding's address, with the transaction's bytes and hash computed alongside.
-   * `origin` is the client connection the request came on, when known: the pool may guess its
-   * last signer and have the worker verify the guess (a guess never changes the answer).
+   * `guess` tells where the request came from (SignerGuess): the pool may have the worker verify
+   * a guessed signer instead of recovering one (a guess never changes the answer).
    */
-  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut>;
+  recoverAndEncode(req: SignedFields, guess?: SignerGuess): Promise<RecoveryOut>;
   /** The public key and address that signed an EVM transaction, or null. */
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
@@ -72,6 +72,22 @@ interface Lane {
 const NONE: RecoveryOut = { address: null };
 
 /**
+ * Where a request came from, for guessing its signer: a client's connection (its last signer is
+ * the guess), or a peer that gossiped it with the signer it recovered.
+ */
+export type SignerGuess = { readonly origin: object } | { readonly peer: string; readonly signer: string };
+
+/**
+ * What the pool knows of a peer's signer hints: how many in a row were right (checked against
+ * what the node recovered, or verified) and how many in a row it takes before the next is used.
+ * A wrong one multiplies `need` by four: a peer that hints falsely is soon no longer listened to.
+ */
+interface PeerHints {
+  streak: number;
+  need: number;
+}
+
+/**
  * What the pool knows of a connection's signers: the last one recovered, how many of its
  * requests in a row that signer signed, and how many in a row it takes before the next request
  * is hinted with it. A wrong hint (or a hinted request that recovers to nobody) fails the
@@ -109,6 +125,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
 
   /** Connections' signers (hints), dropped with the connection objects. */
   private readonly origins = new WeakMap<object, OriginSigners>();
+  /** Peers' hints (a handful of validators and full nodes). */
+  private readonly peers = new Map<string, PeerHints>();
 
   private constructor(lanes: Lane[], private readonly auth: AuthConfig) {
     this.lanes = lanes;
@@ -174,8 +192,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
     return (await this.submit(req, binding, false)).address;
   }
 
-  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut> {
-    if (origin === undefined || req.dialect !== undefined) return this.submit(req, 'action', true);
+  recoverAndEncode(req: SignedFields, guess?: SignerGuess): Promise<RecoveryOut> {
+    if (guess === undefined || req.dialect !== undefined) return this.submit(req, 'action', true);
+    if ('peer' in guess) return this.fromPeer(req, guess.peer, guess.signer);
+    const origin = guess.origin;
     let signers = this.origins.get(origin);
     if (signers === undefined) this.origins.set(origin, (signers = { last: null, streak: 0, need: FIRST_NEED }));
     const s = signers;
@@ -197,6 +217,23 @@ export class WorkerPoolRecovery implements SignerRecovery {
       else {
         s.last = out.address;
         s.streak = 1;
+      }
+      return out;
+    });
+  }
+
+  /** A gossiped request with the signer its peer hinted: used once the peer's hints proved right. */
+  private fromPeer(req: SignedFields, peer: string, signer: string): Promise<RecoveryOut> {
+    let p = this.peers.get(peer);
+    if (p === undefined) this.peers.set(peer, (p = { streak: 0, need: FIRST_NEED }));
+    const h = p;
+    const used = h.streak >= h.need;
+    if (used) count('signer hints');
+    return this.submit(req, 'action', true, used ? signer : undefined).then((out) => {
+      if (out.address === signer) h.streak++;
+      else {
+        h.streak = 0;
+        h.need = Math.min(h.need * 4, MAX_NEED);
       }
       return out;
     });
@@ -366,8 +403,8 @@ export class BackgroundPoolRecovery implements SignerRecovery {
     return this.current.recover(req, binding);
   }
 
-  recoverAndEncode(req: SignedFields, origin?: object): Promise<RecoveryOut> {
-    return this.current.recoverAndEncode(req, origin);
+  recoverAndEncode(req: SignedFields, guess?: SignerGuess): Promise<RecoveryOut> {
+    return this.current.recoverAndEncode(req, guess);
   }
 
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {

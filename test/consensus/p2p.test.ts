@@ -8,7 +8,7 @@ import {
   BftEngine, FileWal, FrameDecoder, Libp2pTransport, MemoryGuardStore, SignGuard, ValidatorSet, encodeBlock, encodeMessage, frame, headerHash,
   txRoot, validatorKeyFromSeed, type ConsensusMessage, type GuardStore, type ValidatorKey,
 } from '../../consensus/index.ts';
-import { keccak256, utf8 } from '../../primitives/index.ts';
+import { keccak256, utf8, utf8Text } from '../../primitives/index.ts';
 import { until } from '../support/network.ts';
 import { tempDir } from '../support/node.ts';
 import { MemoryApp } from './memory-app.ts';
@@ -139,4 +139,20 @@ t.test('messages many times the stream window arrive whole and in order', async 
   t.comment(`9 MiB delivered in ${(performance.now() - started).toFixed(0)} ms`);
   const bytes = (m: ConsensusMessage) => Buffer.from(encodeMessage(m)).toString('base64');
   t.same(got.map(bytes), sent.map(bytes), 'in order, byte for byte');
+});
+
+t.test('a gossiped transaction carries the signer its sender hinted, and only the next one does', async (t) => {
+  const nets = await Promise.all(['a', 'b'].map((n) => Libp2pTransport.start({ chainId: 4, nodeKeySeed: keccak256(utf8(`hint-${n}`)), listen: '/ip4/127.0.0.1/tcp/0', peers: [], redialMs: 100 })));
+  t.teardown(() => Promise.all(nets.map((n) => n.stop())));
+  const [a, b] = nets as [Libp2pTransport, Libp2pTransport];
+  const got: { tx: string; signer: string | undefined }[] = [];
+  b.onTx((_from, tx, signer) => got.push({ tx: utf8Text(tx), signer }));
+  a.addPeer(b.addresses[0]!);
+  await until('A connected to B', () => a.connectedPeers.length === 1 && b.connectedPeers.length === 1);
+  const signer = `0x${'ab'.repeat(20)}`;
+  a.broadcastTx(utf8('hinted'), signer);
+  a.broadcastTx(utf8('plain'));
+  a.broadcastTx(utf8('not an address'), 'nonsense');
+  await until('three transactions', () => got.length === 3);
+  t.same(got, [{ tx: 'hinted', signer }, { tx: 'plain', signer: undefined }, { tx: 'not an address', signer: undefined }]);
 });

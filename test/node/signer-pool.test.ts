@@ -230,7 +230,7 @@ t.test('a connection is hinted with its last signer once it repeats; one that al
   const a = new Wallet(Wallet.createRandom().privateKey);
   const b = new Wallet(Wallet.createRandom().privateKey);
   const action = { type: 'cancel', cancels: [{ a: 0, o: 4 }] };
-  const steady = {};
+  const steady = { origin: {} };
   const h0 = hints();
   for (let tick = 0; tick < 6; tick++) {
     const reqs = await Promise.all(Array.from({ length: 8 }, (_, i) => signRequest(a, action, 1_767_225_800_000 + tick * 8 + i)));
@@ -238,7 +238,7 @@ t.test('a connection is hinted with its last signer once it repeats; one that al
     t.same(out.map((o) => o.address), await Promise.all(reqs.map((r) => inline.recover(r, 'action'))), `tick ${tick}: answers as inline`);
   }
   t.ok(hints() - h0 >= 30, `a steady connection is hinted (${hints() - h0} of 48)`);
-  const alternating = {};
+  const alternating = { origin: {} };
   const h1 = hints();
   for (let i = 0; i < 24; i++) {
     const req = await signRequest(i % 2 === 0 ? a : b, action, 1_767_225_900_000 + i);
@@ -247,7 +247,7 @@ t.test('a connection is hinted with its last signer once it repeats; one that al
   t.equal(hints() - h1, 0, 'a connection alternating keys is never hinted');
   // A hinted request that recovers to nobody (it would fail its batch's check) costs trust as a
   // wrong guess does: the connection needs 8 same-signer requests in a row before the next hint.
-  const poisoned = {};
+  const poisoned = { origin: {} };
   for (let i = 0; i < 3; i++) await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_000_000 + i), poisoned);
   const good = await signRequest(a, action, 1_767_226_000_010);
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -260,4 +260,31 @@ t.test('a connection is hinted with its last signer once it repeats; one that al
   t.equal(hints() - h3, 0, 'the next eight are not');
   await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_000_200), poisoned);
   t.equal(hints() - h3, 1, 'the ninth is');
+});
+
+t.test("a peer's signer hints are used once two proved right, and dropped after a wrong one", async (t) => {
+  const { stageReport } = await import('../../primitives/index.ts');
+  const pool = await sharedPool();
+  const hints = () => stageReport().counters['signer hints'] ?? 0;
+  const a = new Wallet(Wallet.createRandom().privateKey);
+  const b = new Wallet(Wallet.createRandom().privateKey);
+  const [addrA, addrB] = [a.address.toLowerCase(), b.address.toLowerCase()];
+  const action = { type: 'cancel', cancels: [{ a: 0, o: 5 }] };
+  const peer = `peer-${Math.random()}`;
+  const h0 = hints();
+  for (let i = 0; i < 6; i++) {
+    const req = await signRequest(i % 2 === 0 ? a : b, action, 1_767_226_100_000 + i);
+    const signer = i % 2 === 0 ? addrA : addrB;
+    t.equal((await pool.recoverAndEncode(req, { peer, signer })).address, signer);
+  }
+  t.equal(hints() - h0, 4, 'the first two checked by recovery, then used (signers may differ request to request)');
+  // A false hint: the answer is still the recovered signer, and the peer must prove itself over
+  // eight hints before the next is used.
+  const lied = await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_100_100), { peer, signer: addrB });
+  t.equal(lied.address, addrA, 'a wrong hint never changes the answer');
+  const h1 = hints();
+  for (let i = 0; i < 8; i++) await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_100_200 + i), { peer, signer: addrA });
+  t.equal(hints() - h1, 0, 'the next eight are checked, not used');
+  await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_100_300), { peer, signer: addrA });
+  t.equal(hints() - h1, 1, 'then used again');
 });
