@@ -23,7 +23,10 @@ export type RecoveryJob =
     readonly binding: Binding;
     readonly encode: boolean;
     readonly canonical?: string;
-    /** The address this request is probably by (its connection's last signer): checked, not trusted. */
+    /**
+     * The address this request is probably by (its connection's last signer, or the one the peer
+     * that gossiped it recovered): checked, not trusted.
+     */
     readonly hint?: string;
   }
   /** A block's transaction as bytes: decoded here, its signer recovered under every allowed binding. */
