@@ -1,9 +1,10 @@
 // Consensus messages and transactions over js-libp2p (TCP, noise, yamux): every node keeps one
 // stream per peer on the protocol /svc/<chainId>/consensus/2 and writes length-prefixed frames on
 // it, each starting with its channel (0 consensus, 1 transaction, 2 a request for a whole
-// proposal, 3 the probable signer of the transaction frame that follows). Proposals go out compact: the transactions this node gossiped or was gossiped are
-// named by key, and the receiver fills them in from what it was gossiped; one it lacks after the
-// frames already read makes it ask the sender for the whole proposal. Validators
+// proposal, 3 the probable signer of the transaction frame that follows). Proposals go out
+// compact: the transactions this node gossiped or was gossiped are named by key, and the
+// receiver fills them in from what it was gossiped; one it lacks after the frames already read
+// makes it ask the sender for the whole proposal. Validators
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
 // joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
 // recovered by the replica's rebroadcast and block sync, so sending never waits. Frames written
@@ -298,8 +299,7 @@ export class Libp2pTransport implements ConsensusTransport {
           if (bytes[0] === TX) {
             const tx = new Uint8Array(bytes.subarray(1)); // its own bytes: the cache keeps it
             this.txCache.add(tx);
-            if (hinted === undefined) this.txHandler?.(peer, tx);
-            else this.txHandler?.(peer, tx, hinted);
+            this.txHandler?.(peer, tx, hinted);
             continue;
           }
           if (bytes[0] === WANT_PROPOSAL) {

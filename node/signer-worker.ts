@@ -150,6 +150,7 @@ export function runJobs(auth: AuthConfig, jobs: readonly RecoveryJob[]): Recover
     }
   });
   const addresses: (Address | null)[][] = plans.map(() => []);
+  const verified = new Set<number>();
   const guessed: number[] = [];
   for (let i = 0; i < plans.length; i++) {
     const p = plans[i] as Plan;
@@ -159,14 +160,17 @@ export function runJobs(auth: AuthConfig, jobs: readonly RecoveryJob[]): Recover
   if (guessed.length >= MIN_VERIFIED) {
     const items = guessed.map((i) => (plans[i] as Plan).items[0] as RecoveryItem);
     if (verifyKeys(items, guessed.map((i) => knownKeys.get((plans[i] as Plan).hint as string) as Uint8Array))) {
-      for (const i of guessed) keep((plans[i] as Plan).hint as Address); // recently used: kept longest
-      for (const i of guessed) addresses[i] = [(plans[i] as Plan).hint as Address];
+      for (const i of guessed) {
+        const hint = (plans[i] as Plan).hint as Address;
+        keep(hint); // recently used: kept longest
+        addresses[i] = [hint];
+        verified.add(i);
+      }
     } else {
       count('signer hints missed');
     }
   }
-  const recovering: number[] = [];
-  for (let i = 0; i < plans.length; i++) if ((addresses[i] as Address[]).length === 0) recovering.push(i);
+  const recovering = plans.map((_, i) => i).filter((i) => !verified.has(i));
   const recovered = recoverKeys(recovering.flatMap((i) => (plans[i] as Plan).items));
   let at = 0;
   for (const i of recovering) {

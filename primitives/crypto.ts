@@ -257,7 +257,7 @@ function packItems(items: readonly RecoveryItem[]): Uint8Array {
   const jobs = new Uint8Array(items.length * BATCH_JOB);
   items.forEach((item, i) => {
     const at = i * BATCH_JOB;
-    if (!wellFormed(item.sig) || item.digest.length !== 32) return void (jobs[at + 96] = 255);
+    if (!verifiable(item)) return void (jobs[at + 96] = 255);
     jobs.set(item.digest, at);
     putWord(jobs, at + 32, item.sig.r);
     putWord(jobs, at + 64, item.sig.s);
@@ -300,7 +300,6 @@ export function recoverKeys(items: readonly RecoveryItem[]): (RecoveredKey | nul
 
 /** The addresses `recoverAddress` returns for each item, in order (`recoverKeys`). */
 export function recoverAddresses(items: readonly RecoveryItem[]): (Address | null)[] {
-  if (batchNative === null || items.length < 2) return items.map((i) => recoverAddress(i.digest, i.sig));
   return recoverKeys(items).map((k) => k?.address ?? null);
 }
 
