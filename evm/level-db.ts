@@ -1,6 +1,7 @@
 // The ethereumjs `DB` interface over a level (sub)database, for the state trie. ethereumjs names
 // its encodings 'string' | 'view' | 'json'; level calls the first 'utf8'.
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import { writeRaw, type LevelRoot, type RawOp } from '../primitives/index.ts';
 
 type Key = Uint8Array | string | number;
 type Value = Uint8Array | string;
@@ -57,11 +58,41 @@ function cacheKey(key: Key, opts: EncodingOpts | undefined): string {
 /** Trie entries kept in memory (a few hundred bytes each). */
 const CACHE_ENTRIES = 250_000;
 
+/**
+ * Where batches go without abstract-level's per-operation layer (primitives/level-write.ts): the
+ * store's root database and the trie sublevel's key prefix.
+ */
+export interface TrieWrites {
+  readonly root: LevelRoot;
+  readonly prefix: string;
+}
+
+/** An operation's key and value as the sublevel's batch() would store them. */
+function rawOp(op: BatchDBOp<Key, Value>, w: TrieWrites, prefixBytes: Uint8Array): RawOp {
+  const k = keyOf(op.key);
+  const key = typeof k === 'string' ? w.prefix + k : concat(prefixBytes, k);
+  if (op.type === 'del') return { type: 'del', key };
+  const value = op.opts?.valueEncoding === 'json' ? JSON.stringify(op.value) : op.value;
+  return { type: 'put', key, value };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
 export class LevelTrieDB implements DB<Key, Value> {
+  private readonly prefixBytes: Uint8Array;
+
   constructor(
     private readonly db: AnyLevel,
+    private readonly writes: TrieWrites | null = null,
     private readonly cache = new NodeCache(CACHE_ENTRIES),
-  ) {}
+  ) {
+    this.prefixBytes = new TextEncoder().encode(writes?.prefix ?? '');
+  }
 
   async get(key: Key, opts?: EncodingOpts): Promise<Value | undefined> {
     const ck = cacheKey(key, opts);
@@ -89,13 +120,15 @@ export class LevelTrieDB implements DB<Key, Value> {
       if (op.type === 'put') this.cache.set(cacheKey(op.key, op.opts), op.value);
       else this.cache.delete(cacheKey(op.key, op.opts));
     }
+    const w = this.writes;
+    if (w !== null) return writeRaw(w.root, ops.map((op) => rawOp(op, w, this.prefixBytes)), false);
     await this.db.batch(ops.map((op) => (op.type === 'put'
       ? { type: 'put', key: keyOf(op.key), value: op.value, ...encodings(op.opts) }
       : { type: 'del', key: keyOf(op.key), ...encodings(op.opts) })) as never);
   }
 
   shallowCopy(): DB<Key, Value> {
-    return new LevelTrieDB(this.db, this.cache);
+    return new LevelTrieDB(this.db, this.writes, this.cache);
   }
 
   async open(): Promise<void> {}

@@ -3,7 +3,7 @@
 import { Level } from 'level';
 import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
-import type { Json } from '../primitives/index.ts';
+import { sublevelPrefix, writeRaw, type Json, type RawOp } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
@@ -75,6 +75,7 @@ export class ChainStore {
   private readonly candles;
   private readonly portfolio;
   private readonly evidence;
+  private readonly prefixes = new Map<object, string>();
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -150,9 +151,9 @@ export class ChainStore {
       commit: w.commit,
       ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
-    // One array batch: a chained batch costs about twice as much per entry (several per action here).
-    const ops: unknown[] = [];
-    const put = (k: string, value: unknown, sublevel: unknown) => ops.push({ type: 'put', key: k, value, sublevel });
+    // One batch, written as the sublevels' 'json' encoding stores it (several entries per action).
+    const ops: RawOp[] = [];
+    const put = (k: string, value: unknown, sublevel: object) => ops.push({ type: 'put', key: this.prefixOf(sublevel) + k, value: JSON.stringify(value) });
     put(key(w.block.header.height), stored, this.blocks);
     put('head', w.head, this.meta);
     const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
@@ -170,7 +171,14 @@ export class ChainStore {
     for (const p of w.portfolio) put(`${p.user}!${key(p.sample[0])}`, p.sample, this.portfolio);
     for (const e of w.block.evidence ?? []) put(evidenceKey(e), w.block.header.height, this.evidence);
     if (w.snapshot !== null) put('snapshot', w.snapshot, this.meta);
-    await this.db.batch(ops as never, { sync: w.sync } as never);
+    await writeRaw(this.db as never, ops, w.sync);
+  }
+
+  /** A sublevel's key prefix, for writes that bypass abstract-level (primitives/level-write.ts). */
+  private prefixOf(sublevel: object): string {
+    let prefix = this.prefixes.get(sublevel);
+    if (prefix === undefined) this.prefixes.set(sublevel, (prefix = sublevelPrefix(sublevel)));
+    return prefix;
   }
 
   /** Visits the user's `count` most recent fills (or all it has), newest first, until `visit` answers false. */

@@ -8,3 +8,4 @@ export * from './eip712.ts';
 export * from './ed25519.ts';
 export * from './stage-meter.ts';
 export * from './metrics.ts';
+export * from './level-write.ts';

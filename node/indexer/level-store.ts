@@ -7,7 +7,7 @@ import type {
   BookSnapshotRow, CandleRow, CoinDailyRow, DailyStatsRow, FundingRow, LiquidationRow, OpenInterestRow, RangeQuery, StatsTotals,
   TradeRow, TransferRow,
 } from '../../rpc/index.ts';
-import { addDecimals } from '../../primitives/index.ts';
+import { addDecimals, sublevelPrefix, writeRaw, type RawOp } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
 import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime, takeCandleLines } from './candle-line.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
@@ -43,6 +43,7 @@ export class LevelHistoryStore implements HistoryStore {
   private readonly dayUsers;
   /** The bucket each (coin, interval) last wrote: candles change in their newest bucket. */
   private readonly openBuckets = new Map<string, { key: string; lines: string[] }>();
+  private readonly prefixes = new Map<object, string>();
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -80,8 +81,13 @@ export class LevelHistoryStore implements HistoryStore {
   }
 
   async write(b: HistoryBatch): Promise<void> {
-    const ops: unknown[] = [];
-    const put = (sublevel: unknown, key: string, value: unknown) => ops.push({ type: 'put', sublevel, key, value });
+    // Written as the sublevels' encodings store them: JSON text, and the buckets' text as is.
+    const ops: RawOp[] = [];
+    const put = (sublevel: object, key: string, value: unknown) => ops.push({
+      type: 'put',
+      key: this.prefixOf(sublevel) + key,
+      value: sublevel === this.candleBuckets ? (value as string) : JSON.stringify(value),
+    });
     for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
     for (const [key, lines] of await this.candleWrites(b.candles)) put(this.candleBuckets, key, lines.join('\n'));
     for (const f of b.funding) put(this.fundingRows, `${f.coin}!${f.interval}!${hex(f.time)}!${hex(f.id)}`, f);
@@ -103,7 +109,14 @@ export class LevelHistoryStore implements HistoryStore {
     for (const u of b.dayUsers) put(this.dayUsers, `${hex(u.day)}!${u.user}`, 1);
     put(this.meta, 'totals', b.totals);
     put(this.meta, 'height', b.height);
-    await this.db.batch(ops as never);
+    await writeRaw(this.db as never, ops, false);
+  }
+
+  /** A sublevel's key prefix, for writes that bypass abstract-level (primitives/level-write.ts). */
+  private prefixOf(sublevel: object): string {
+    let prefix = this.prefixes.get(sublevel);
+    if (prefix === undefined) this.prefixes.set(sublevel, (prefix = sublevelPrefix(sublevel)));
+    return prefix;
   }
 
   /** The buckets the changed candles land in, each read once (or taken from the open bucket) and merged. */
