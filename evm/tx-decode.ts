@@ -86,9 +86,12 @@ const intField = (b: Item | undefined, max: number): b is Uint8Array => b instan
 
 /**
  * What FeeMarket1559Tx's constructor derives from a Common, once per Common: its copy with the
- * transaction parameters merged in (each decoded transaction gets a copy of that, as the
- * constructor gives it one), whether EIP-1559 is active, and the EIP-7825 gas limit cap
- * (none under EIP-8037).
+ * transaction parameters merged in, whether EIP-1559 is active, and the EIP-7825 gas limit cap
+ * (none under EIP-8037). The constructor gives each transaction a copy of its own; these share
+ * the one copy, which nothing changes: the only writer of a transaction's Common is runTx, when
+ * the block's hardfork differs from the transaction's, and a chain here has one hardfork
+ * (evm/common.ts). A copy a transaction is an object and an event emitter that outlive young
+ * collections for every transaction in flight.
  */
 interface Prepared { readonly common: Common; readonly eip1559: boolean; readonly gasCap: bigint }
 const preparedByCommon = new WeakMap<Common, Prepared>();
@@ -127,7 +130,7 @@ function fast1559(values: Item[], common: Common, opts: { common: Common }): Typ
   tx.type = TransactionType.FeeMarketEIP1559;
   tx.cache = {};
   tx.activeCapabilities = [1559, 2718, 2930];
-  tx.common = p.common.copy();
+  tx.common = p.common;
   tx.txOptions = opts;
   // Own copies of the fields, as the constructor's toBytes makes (the decoded items are views).
   tx.to = new Address(to.slice());

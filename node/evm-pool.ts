@@ -5,7 +5,7 @@
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { signatureParts, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
+import { bytesToHex, keccak256 } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -29,8 +29,11 @@ interface SenderQueue {
   next: bigint;
   /** Transactions in the mempool by nonce (replaceable until reaped). */
   readonly pending: Map<bigint, PoolTx>;
-  /** Transactions whose nonce is above `next`, waiting for the gap to fill. */
-  readonly future: Map<bigint, PoolTx>;
+  /**
+   * Transactions whose nonce is above `next`, waiting for the gap to fill; made when the first
+   * one comes (a sender's queue lives from its first admission to the block that empties it).
+   */
+  future: Map<bigint, PoolTx> | null;
 }
 
 /** Future (gapped) transactions one sender may park. */
@@ -73,7 +76,7 @@ export class EvmPool {
     const signer = await this.recovery.recoverEvm(signatureParts(tx, bytes));
     if (signer === null) throw rejected('invalid sender');
     const { publicKey, address: sender } = signer;
-    tx.cache.senderPubKey = hexToBytes(publicKey);
+    tx.cache.senderPubKey = signer.key;
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
     this.place(p);
@@ -107,13 +110,13 @@ export class EvmPool {
     const balance = account?.balance ?? 0n;
     if (balance < cost) throw rejected(`insufficient funds for gas * price + value: address ${p.sender} have ${balance} want ${cost}`);
     const q = this.senders.get(p.sender);
-    if (q === undefined) this.senders.set(p.sender, { next: nonce, pending: new Map(), future: new Map() });
+    if (q === undefined) this.senders.set(p.sender, { next: nonce, pending: new Map(), future: null });
     else if (q.pending.size === 0 && q.next < nonce) q.next = nonce;
   }
 
   private place(p: PoolTx): void {
     const q = this.senders.get(p.sender) as SenderQueue;
-    const existing = q.pending.get(p.nonce) ?? q.future.get(p.nonce);
+    const existing = q.pending.get(p.nonce) ?? q.future?.get(p.nonce);
     if (existing !== undefined && q.pending.get(p.nonce) === existing && !this.mempool.has(existing.hash)) {
       throw rejected(`nonce too low: transaction with nonce ${p.nonce} is being included`);
     }
@@ -128,11 +131,12 @@ export class EvmPool {
         this.enter(q, p);
         return;
       }
-      q.future.set(p.nonce, p);
+      (q.future as Map<bigint, PoolTx>).set(p.nonce, p); // the existing one was waiting there
       this.byHash.set(p.hash, p);
       return;
     }
     if (p.nonce > q.next) {
+      q.future ??= new Map();
       if (q.future.size >= MAX_FUTURE_PER_SENDER) throw rejected('txpool is full');
       q.future.set(p.nonce, p);
       this.byHash.set(p.hash, p);
@@ -140,7 +144,7 @@ export class EvmPool {
     }
     this.enter(q, p);
     // Promote the waiting transactions the gap was holding back, while the mempool has room.
-    for (let n = q.next; q.future.has(n) && !this.mempool.full(); n = q.next) {
+    for (let n = q.next; q.future?.has(n) === true && !this.mempool.full(); n = q.next) {
       const f = q.future.get(n) as PoolTx;
       q.future.delete(n);
       this.enter(q, f);
@@ -188,7 +192,7 @@ export class EvmPool {
       q.pending.delete(p.nonce);
       // A transaction left out of its block leaves a gap: the sender's next nonce is read from state again.
       if (o.error !== null && q.pending.size === 0) q.next = 0n;
-      if (q.pending.size === 0 && q.future.size === 0) this.senders.delete(p.sender);
+      if (q.pending.size === 0 && (q.future?.size ?? 0) === 0) this.senders.delete(p.sender);
     }
   }
 }

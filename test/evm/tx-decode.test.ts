@@ -140,7 +140,7 @@ t.test('hand-built EIP-1559 transactions: every value near what the constructor 
   }
 });
 
-t.test('a decoded transfer has its own Common with the transaction parameters and its own field bytes', async (t) => {
+t.test('a decoded transfer has a Common with the transaction parameters and its own field bytes', async (t) => {
   // A Common no transaction was built with yet: the constructor merges the parameters into its copy.
   const fresh = makeCommon(42069);
   const bytes = hexToBytes(await wallets[0]!.signTransaction(Transaction.from({ type: 2, chainId: 42069, nonce: 0, gasLimit: 21_000, to: wallets[1]!.address, value: 1n, data: '0x0102', maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })));
