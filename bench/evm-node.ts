@@ -21,12 +21,14 @@ const node = await SvcNode.start({
 });
 // BENCH_ALLOC=<file>: a sampling profile of every allocation (also of objects collected since),
 // written on SIGTERM; where garbage comes from, which --heap-prof (live objects only) does not show.
+// BENCH_ALLOC_MINOR=0 leaves out what young collections freed: what outlived one, which is what
+// the scavenger copies.
 const allocProfile = process.env.BENCH_ALLOC;
 let session: Session | null = null;
 if (allocProfile !== undefined) {
   session = new Session();
   session.connect();
-  session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+  session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC_MINOR !== '0' } as never);
 }
 // The workers' boot (tsx and the sources, again) is start-up, not the run's CPU.
 await node.signersReady();

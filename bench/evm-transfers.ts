@@ -59,6 +59,22 @@ function sign(): Workload {
   return { senders, raws };
 }
 
+/**
+ * The signed workload; BENCH_EVM_WORKLOAD=<file> keeps it in that file and reads it back when its
+ * size matches (alternated runs of two builds then send the same transactions, without signing
+ * them again each run).
+ */
+async function workload(): Promise<Workload> {
+  const file = process.env.BENCH_EVM_WORKLOAD;
+  if (file !== undefined) {
+    const kept = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Workload, () => null);
+    if (kept !== null && kept.raws.length === N && kept.senders.length === SENDERS) return kept;
+  }
+  const w = sign();
+  if (file !== undefined) await writeFile(file, JSON.stringify(w));
+  return w;
+}
+
 async function rpc(url: string, body: unknown): Promise<unknown> {
   const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   return res.json();
@@ -116,7 +132,7 @@ async function threadSeconds(pid: number | undefined): Promise<Map<string, [stri
  * Sends every raw transaction, then waits until all are mined; returns seconds, errors, and the
  * CPU seconds the node used meanwhile (a figure the shared machine's load moves less than time).
  */
-async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: number; errors: string[]; cpu: number | null }> {
+async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: number; errors: string[]; cpu: number | null; client: number }> {
   const errors: string[] = [];
   // Request bodies are built before the clock starts, the same for both nodes: the client's JSON
   // work is not what is measured, and it shares the machine's cores with the node.
@@ -127,6 +143,7 @@ async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: n
   const cpu0 = await cpuSeconds(pid);
   const threads0 = process.env.BENCH_DEBUG === undefined ? null : await threadSeconds(pid);
   const t0 = performance.now();
+  const client0 = process.cpuUsage(); // this process: the load generator
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < batches.length) {
@@ -158,7 +175,8 @@ async function run(url: string, w: Workload, pid?: number): Promise<{ seconds: n
       if (d > 0.01) console.log(`thread ${tid} ${name}: ${d.toFixed(2)} s`);
     }
   }
-  return { seconds, errors, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+  const client = process.cpuUsage(client0);
+  return { seconds, errors, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, client: (client.user + client.system) / 1e6 };
 }
 
 async function startSvc(w: Workload, dir: string): Promise<{ url: string; proc: ChildProcess }> {
@@ -214,10 +232,10 @@ function stop(proc: ChildProcess): Promise<void> {
 
 export async function benchEvmTransfers(): Promise<void> {
   const t0 = performance.now();
-  const w = sign();
+  const w = await workload();
   console.log(`signed ${w.raws.length} EIP-1559 transfers from ${w.senders.length} senders in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-evm-'));
-  const rows: { name: string; seconds: number; errors: string[]; cpu: number | null }[] = [];
+  const rows: { name: string; seconds: number; errors: string[]; cpu: number | null; client: number }[] = [];
   try {
     if (process.env.BENCH_SKIP_SVC === undefined) {
       const svc = await startSvc(w, dir);
@@ -242,11 +260,11 @@ export async function benchEvmTransfers(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`load average ${(await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ')}`);
-  console.log('| node | transfers | seconds | tx/s | node CPU s | CPU µs per transfer | errors |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| node | transfers | seconds | tx/s | node CPU s | CPU µs per transfer | bench client CPU s | errors |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const perTx = r.cpu === null ? '?' : Math.round((r.cpu * 1e6) / w.raws.length);
-    console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.cpu?.toFixed(2) ?? '?'} | ${perTx} | ${r.errors.join('; ') || '-'} |`);
+    console.log(`| ${r.name} | ${w.raws.length} | ${r.seconds.toFixed(2)} | ${Math.round(w.raws.length / r.seconds)} | ${r.cpu?.toFixed(2) ?? '?'} | ${perTx} | ${r.client.toFixed(2)} | ${r.errors.join('; ') || '-'} |`);
   }
   const [svc, anvil] = rows;
   if (svc !== undefined && anvil !== undefined) console.log(`ratio svc / anvil: ${(anvil.seconds / svc.seconds).toFixed(2)}`);
