@@ -5,11 +5,19 @@
 // each (rlp-write.ts). Held equal to the trie in test/evm.
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../primitives/index.ts';
-import { encodeList, encodeString, encodeStrings } from './rlp-write.ts';
+import { Slab, encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 
-function nibbles(key: Uint8Array): number[] {
-  const out: number[] = [];
-  for (const b of key) out.push(b >> 4, b & 15);
+/** Every node encoded here is hashed or copied into its parent, then dropped. */
+const slab = new Slab();
+
+/** The nibbles of RLP(i), the key of the i-th item (without encoding it first). */
+function keyNibbles(i: number): number[] {
+  if (i === 0) return [8, 0]; // RLP(0) is the empty string, 0x80
+  if (i < 128) return [i >> 4, i & 15];
+  const bytes: number[] = [];
+  for (let n = i; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
+  const out = [(0x80 + bytes.length) >> 4, (0x80 + bytes.length) & 15];
+  for (const b of bytes) out.push(b >> 4, b & 15);
   return out;
 }
 
@@ -39,7 +47,7 @@ function ref(encoded: Uint8Array): Uint8Array {
 
 /** A [path, value] leaf, or [path, child] extension with the child already a reference. */
 function pair(path: Uint8Array, second: Uint8Array, secondEncoded: boolean): Uint8Array {
-  return secondEncoded ? encodeList([encodeString(path), second]) : encodeStrings([path, second]);
+  return secondEncoded ? encodeList([encodeString(path, slab.take), second], slab.take) : encodeStrings([path, second], slab.take);
 }
 
 const EMPTY_STRING = Uint8Array.of(0x80);
@@ -60,7 +68,7 @@ function build(pairs: readonly Pair[], from: number, to: number, depth: number):
   const items: Uint8Array[] = new Array<Uint8Array>(17).fill(EMPTY_STRING);
   let i = from;
   if (first.path.length === depth) {
-    items[16] = encodeString(first.value);
+    items[16] = encodeString(first.value, slab.take);
     i++;
   }
   while (i < to) {
@@ -70,7 +78,7 @@ function build(pairs: readonly Pair[], from: number, to: number, depth: number):
     items[nibble] = ref(build(pairs, i, j, depth + 1));
     i = j;
   }
-  return encodeList(items);
+  return encodeList(items, slab.take);
 }
 
 const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));
@@ -83,6 +91,6 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
   for (let i = 1; i < Math.min(128, values.length); i++) order.push(i);
   order.push(0);
   for (let i = 128; i < values.length; i++) order.push(i);
-  const pairs = order.map((i) => ({ path: nibbles(RLP.encode(i)), value: values[i] as Uint8Array }));
+  const pairs = order.map((i) => ({ path: keyNibbles(i), value: values[i] as Uint8Array }));
   return keccak256(build(pairs, 0, pairs.length, 0));
 }

@@ -10,7 +10,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { BatchDBOp } from '@ethereumjs/util';
 import type { LevelTrieDB } from './level-db.ts';
-import { encodeList, encodeString, encodeStrings } from './rlp-write.ts';
+import { Slab, encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 import { keccak256 } from '../primitives/index.ts';
 
 /** A child reference: the 32-byte hash of a node not loaded, or the node itself. */
@@ -38,6 +38,8 @@ function hashItem(hash: Uint8Array): Uint8Array {
 }
 
 const EMPTY = new Uint8Array(0);
+/** Node encodings: each is hashed and written as hex text (or copied into its parent), then dropped. */
+const slab = new Slab();
 /** keccak256(RLP('')): the root of the empty trie. */
 export const EMPTY_TRIE_ROOT = keccak256(RLP.encode(EMPTY));
 /** How ethereumjs's trie (on a DB it was given) encodes keys and values: as hex strings. */
@@ -176,11 +178,11 @@ export class TrieBatch {
 
   /** The encoding of a changed node, its changed children hashed and queued for writing. */
   private encode(node: Node): Uint8Array {
-    if (node.t === 'leaf') return encodeStrings([hexPrefix(node.path, true), node.value]);
-    if (node.t === 'ext') return encodeList([encodeString(hexPrefix(node.path, false)), this.ref(node.child)]);
+    if (node.t === 'leaf') return encodeStrings([hexPrefix(node.path, true), node.value], slab.take);
+    if (node.t === 'ext') return encodeList([encodeString(hexPrefix(node.path, false), slab.take), this.ref(node.child)], slab.take);
     const items = node.children.map((c) => (c === null ? EMPTY_ITEM : this.ref(c)));
-    items.push(node.value === null ? EMPTY_ITEM : encodeString(node.value));
-    return encodeList(items);
+    items.push(node.value === null ? EMPTY_ITEM : encodeString(node.value, slab.take));
+    return encodeList(items, slab.take);
   }
 
   /**
