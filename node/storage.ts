@@ -75,7 +75,6 @@ export class ChainStore {
   private readonly candles;
   private readonly portfolio;
   private readonly evidence;
-  private readonly prefixes = new Map<object, string>();
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -153,7 +152,7 @@ export class ChainStore {
     };
     // One batch, written as the sublevels' 'json' encoding stores it (several entries per action).
     const ops: RawOp[] = [];
-    const put = (k: string, value: unknown, sublevel: object) => ops.push({ type: 'put', key: this.prefixOf(sublevel) + k, value: JSON.stringify(value) });
+    const put = (k: string, value: unknown, sublevel: object) => ops.push({ type: 'put', key: sublevelPrefix(sublevel) + k, value: JSON.stringify(value) });
     put(key(w.block.header.height), stored, this.blocks);
     put('head', w.head, this.meta);
     const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
@@ -172,13 +171,6 @@ export class ChainStore {
     for (const e of w.block.evidence ?? []) put(evidenceKey(e), w.block.header.height, this.evidence);
     if (w.snapshot !== null) put('snapshot', w.snapshot, this.meta);
     await writeRaw(this.db as never, ops, w.sync);
-  }
-
-  /** A sublevel's key prefix, for writes that bypass abstract-level (primitives/level-write.ts). */
-  private prefixOf(sublevel: object): string {
-    let prefix = this.prefixes.get(sublevel);
-    if (prefix === undefined) this.prefixes.set(sublevel, (prefix = sublevelPrefix(sublevel)));
-    return prefix;
   }
 
   /** Visits the user's `count` most recent fills (or all it has), newest first, until `visit` answers false. */

@@ -43,7 +43,6 @@ export class LevelHistoryStore implements HistoryStore {
   private readonly dayUsers;
   /** The bucket each (coin, interval) last wrote: candles change in their newest bucket. */
   private readonly openBuckets = new Map<string, { key: string; lines: string[] }>();
-  private readonly prefixes = new Map<object, string>();
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
@@ -85,7 +84,7 @@ export class LevelHistoryStore implements HistoryStore {
     const ops: RawOp[] = [];
     const put = (sublevel: object, key: string, value: unknown) => ops.push({
       type: 'put',
-      key: this.prefixOf(sublevel) + key,
+      key: sublevelPrefix(sublevel) + key,
       value: sublevel === this.candleBuckets ? (value as string) : JSON.stringify(value),
     });
     for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
@@ -110,13 +109,6 @@ export class LevelHistoryStore implements HistoryStore {
     put(this.meta, 'totals', b.totals);
     put(this.meta, 'height', b.height);
     await writeRaw(this.db as never, ops, false);
-  }
-
-  /** A sublevel's key prefix, for writes that bypass abstract-level (primitives/level-write.ts). */
-  private prefixOf(sublevel: object): string {
-    let prefix = this.prefixes.get(sublevel);
-    if (prefix === undefined) this.prefixes.set(sublevel, (prefix = sublevelPrefix(sublevel)));
-    return prefix;
   }
 
   /** The buckets the changed candles land in, each read once (or taken from the open bucket) and merged. */
