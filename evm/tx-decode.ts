@@ -90,8 +90,8 @@ const intField = (b: Item | undefined, max: number): b is Uint8Array => b instan
  * (none under EIP-8037). The constructor gives each transaction a copy of its own; these share
  * the one copy, which nothing changes: the only writer of a transaction's Common is runTx, when
  * the block's hardfork differs from the transaction's, and a chain here has one hardfork
- * (evm/common.ts). A copy a transaction is an object and an event emitter that outlive young
- * collections for every transaction in flight.
+ * (evm/common.ts). A copy each would be an object and an event emitter per transaction in
+ * flight, outliving young collections.
  */
 interface Prepared { readonly common: Common; readonly eip1559: boolean; readonly gasCap: bigint }
 const preparedByCommon = new WeakMap<Common, Prepared>();

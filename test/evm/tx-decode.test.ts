@@ -146,6 +146,10 @@ t.test('a decoded transfer has a Common with the transaction parameters and its 
   const bytes = hexToBytes(await wallets[0]!.signTransaction(Transaction.from({ type: 2, chainId: 42069, nonce: 0, gasLimit: 21_000, to: wallets[1]!.address, value: 1n, data: '0x0102', maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })));
   const tx = decodeTransaction(bytes, fresh);
   t.equal(tx.getIntrinsicGas(), 21_000n + 2n * 16n);
+  // Transactions share one prepared copy of the Common, never the caller's own.
+  const other = decodeTransaction(bytes.slice(), fresh);
+  t.equal(other.common, tx.common);
+  t.not(tx.common, fresh);
   bytes.fill(0xee, 1);
   t.equal(tx.to!.toString(), wallets[1]!.address.toLowerCase());
   t.equal(bytesToHex(tx.data), '0x0102');
