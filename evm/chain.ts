@@ -154,7 +154,7 @@ export class EvmChain {
    */
   static async open(store: EvmStore, genesis: EvmGenesis, precompiles: CustomPrecompile[] = [], opts: { fastTransfers?: boolean; precompilesAt?: (height: number) => CustomPrecompile[] } = {}): Promise<EvmChain> {
     const common = makeCommon(genesis.chainId);
-    const trieDb = new LevelTrieDB(store.trie, store.trieWrites);
+    const trieDb = new LevelTrieDB(store.trie);
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common });
     const state = new MerkleStateManager({ trie, common, caches: new Caches() });
     const hashes = new BlockHashes();

@@ -1,7 +1,7 @@
 // The ethereumjs `DB` interface over a level (sub)database, for the state trie. ethereumjs names
 // its encodings 'string' | 'view' | 'json'; level calls the first 'utf8'.
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
-import { writeRaw, type LevelRoot, type RawOp } from '../primitives/index.ts';
+import { concatBytes, utf8, writeRaw, writeTarget, type RawOp, type WriteTarget } from '../primitives/index.ts';
 
 type Key = Uint8Array | string | number;
 type Value = Uint8Array | string;
@@ -10,7 +10,6 @@ export interface AnyLevel {
   get(key: Uint8Array | string, opts: object): Promise<unknown>;
   put(key: Uint8Array | string, value: Value, opts: object): Promise<void>;
   del(key: Uint8Array | string, opts: object): Promise<void>;
-  batch(ops: never): Promise<void>;
 }
 
 function encodings(opts: EncodingOpts | undefined): { keyEncoding: string; valueEncoding: string } {
@@ -59,39 +58,28 @@ function cacheKey(key: Key, opts: EncodingOpts | undefined): string {
 const CACHE_ENTRIES = 250_000;
 
 /**
- * Where batches go without abstract-level's per-operation layer (primitives/level-write.ts): the
- * store's root database and the trie sublevel's key prefix.
+ * An operation's key and value as the database's batch() would store them (its prefix on the
+ * key, the value in its encoding), for writes past abstract-level (primitives/level-write.ts).
  */
-export interface TrieWrites {
-  readonly root: LevelRoot;
-  readonly prefix: string;
-}
-
-/** An operation's key and value as the sublevel's batch() would store them. */
-function rawOp(op: BatchDBOp<Key, Value>, w: TrieWrites, prefixBytes: Uint8Array): RawOp {
+function rawOp(op: BatchDBOp<Key, Value>, to: WriteTarget, prefixBytes: Uint8Array): RawOp {
   const k = keyOf(op.key);
-  const key = typeof k === 'string' ? w.prefix + k : concat(prefixBytes, k);
+  const key = typeof k === 'string' ? to.prefix + k : concatBytes(prefixBytes, k);
   if (op.type === 'del') return { type: 'del', key };
   const value = op.opts?.valueEncoding === 'json' ? JSON.stringify(op.value) : op.value;
   return { type: 'put', key, value };
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
 export class LevelTrieDB implements DB<Key, Value> {
+  /** Where batches go: the root database and the (sub)level's prefix. */
+  private readonly target: WriteTarget;
   private readonly prefixBytes: Uint8Array;
 
   constructor(
     private readonly db: AnyLevel,
-    private readonly writes: TrieWrites | null = null,
     private readonly cache = new NodeCache(CACHE_ENTRIES),
   ) {
-    this.prefixBytes = new TextEncoder().encode(writes?.prefix ?? '');
+    this.target = writeTarget(db);
+    this.prefixBytes = utf8(this.target.prefix);
   }
 
   async get(key: Key, opts?: EncodingOpts): Promise<Value | undefined> {
@@ -120,15 +108,11 @@ export class LevelTrieDB implements DB<Key, Value> {
       if (op.type === 'put') this.cache.set(cacheKey(op.key, op.opts), op.value);
       else this.cache.delete(cacheKey(op.key, op.opts));
     }
-    const w = this.writes;
-    if (w !== null) return writeRaw(w.root, ops.map((op) => rawOp(op, w, this.prefixBytes)), false);
-    await this.db.batch(ops.map((op) => (op.type === 'put'
-      ? { type: 'put', key: keyOf(op.key), value: op.value, ...encodings(op.opts) }
-      : { type: 'del', key: keyOf(op.key), ...encodings(op.opts) })) as never);
+    await writeRaw(this.target.root, ops.map((op) => rawOp(op, this.target, this.prefixBytes)), false);
   }
 
   shallowCopy(): DB<Key, Value> {
-    return new LevelTrieDB(this.db, this.writes, this.cache);
+    return new LevelTrieDB(this.db, this.cache);
   }
 
   async open(): Promise<void> {}

@@ -3,7 +3,7 @@
 // meta!head -> height. Trie nodes live in their own sublevel `trie`.
 import { Level } from 'level';
 import { sublevelPrefix, writeRaw, type RawOp } from '../primitives/index.ts';
-import type { AnyLevel, TrieWrites } from './level-db.ts';
+import type { AnyLevel } from './level-db.ts';
 
 export interface StoredLog {
   readonly address: string;
@@ -45,8 +45,6 @@ export class EvmStore {
   private readonly txs;
   private readonly meta;
   readonly trie: AnyLevel;
-  /** The trie's batches, written past abstract-level (evm/level-db.ts). */
-  readonly trieWrites: TrieWrites;
   /** The sublevels' key prefixes, for writes that bypass abstract-level (primitives/level-write.ts). */
   private readonly prefix: { readonly block: string; readonly hash: string; readonly tx: string; readonly meta: string };
 
@@ -57,7 +55,6 @@ export class EvmStore {
     this.txs = this.db.sublevel<string, [number, number]>('tx', { valueEncoding: 'json' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     this.trie = this.db.sublevel('trie', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as AnyLevel;
-    this.trieWrites = { root: this.db as never, prefix: sublevelPrefix(this.trie) };
     this.prefix = { block: sublevelPrefix(this.blocks), hash: sublevelPrefix(this.hashes), tx: sublevelPrefix(this.txs), meta: sublevelPrefix(this.meta) };
   }
 

@@ -31,6 +31,18 @@ export function sublevelPrefix(sublevel: unknown): string {
   return prefix;
 }
 
+/** Where a database's writes go: its root and its key prefix (a sublevel's, or '' for a root). */
+export interface WriteTarget {
+  readonly root: LevelRoot;
+  readonly prefix: string;
+}
+
+/** The write target of a root database or of a sublevel (whose `db` is its root). */
+export function writeTarget(db: object): WriteTarget {
+  const sub = db as { prefix?: unknown; db?: unknown };
+  return typeof sub.prefix === 'string' ? { root: sub.db as LevelRoot, prefix: sub.prefix } : { root: db as LevelRoot, prefix: '' };
+}
+
 /**
  * Writes `ops` to `root` in one atomic batch (fsync'd when `sync`). While the database is not
  * open (still opening, closing or closed) the public batch() decides, as it does for every other

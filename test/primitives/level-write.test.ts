@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { sublevelPrefix, writeRaw, type RawOp } from '../../primitives/index.ts';
+import { sublevelPrefix, writeRaw, writeTarget, type RawOp } from '../../primitives/index.ts';
 
 async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-level-write-'));
@@ -66,6 +66,10 @@ t.test('the same writes store the same bytes as batch()', async (t) => {
   await writeRaw(b as never, [{ type: 'del', key: `${sublevelPrefix(sb.json)}head` }], true);
   t.same(await dump(b), await dump(a));
   t.equal((await dump(a)).length, 4);
+  // A sublevel's writes go to its root under its prefix; a root's under none.
+  t.equal(writeTarget(sb.bytes).root, b);
+  t.equal(writeTarget(sb.bytes).prefix, '!trie!');
+  t.same(writeTarget(b), { root: b, prefix: '' });
   // And level reads them back through the sublevels' encodings.
   t.same(await sb.json.get('0000000000000001'), record);
   t.equal(await sb.text.get('BTC!1m!00'), '1,2,3\n4,5,6');
