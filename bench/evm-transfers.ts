@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,11 +215,14 @@ async function startSvc(w: Workload, dir: string): Promise<{ url: string; proc: 
   const entry = fileURLToPath(new URL('./evm-node.ts', import.meta.url));
   const prof = process.env.BENCH_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`];
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  // BENCH_NODE_STDOUT=<file>: the node's standard output (with --trace-gc among BENCH_NODE_FLAGS, its collections).
+  const stdoutFile = process.env.BENCH_NODE_STDOUT;
   const proc = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', entry, path, join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
+      if (stdoutFile !== undefined) appendFileSync(stdoutFile, c);
       const m = /RPC (\S+)/.exec(out);
       if (m !== null) resolve(m[1] as string);
     });
