@@ -11,7 +11,7 @@ import { Slab, encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 const slab = new Slab();
 
 /** The nibbles of RLP(i), the key of the i-th item (without encoding it first). */
-function keyNibbles(i: number): number[] {
+function computeKeyNibbles(i: number): number[] {
   if (i === 0) return [8, 0]; // RLP(0) is the empty string, 0x80
   if (i < 128) return [i >> 4, i & 15];
   const bytes: number[] = [];
@@ -19,6 +19,18 @@ function keyNibbles(i: number): number[] {
   const out = [(0x80 + bytes.length) >> 4, (0x80 + bytes.length) & 15];
   for (const b of bytes) out.push(b >> 4, b & 15);
   return out;
+}
+
+/**
+ * keyNibbles(i) for every index seen so far, shared by all blocks and never changed: a block's
+ * paths would otherwise be allocated anew and live for its whole build (young collections copy
+ * them). Grows to the most transactions a block has held.
+ */
+const keyNibblesCache: (readonly number[])[] = [];
+
+function keyNibbles(i: number): readonly number[] {
+  while (keyNibblesCache.length <= i) keyNibblesCache.push(computeKeyNibbles(keyNibblesCache.length));
+  return keyNibblesCache[i] as readonly number[];
 }
 
 /** Hex-prefix encoding of a nibble path (Yellow Paper appendix C). */
@@ -53,7 +65,7 @@ function pair(path: Uint8Array, second: Uint8Array, secondEncoded: boolean): Uin
 const EMPTY_STRING = Uint8Array.of(0x80);
 
 interface Pair {
-  readonly path: number[];
+  readonly path: readonly number[];
   readonly value: Uint8Array;
 }
 
