@@ -111,6 +111,22 @@ export class LevelTrieDB implements DB<Key, Value> {
     await writeRaw(this.target.root, ops.map((op) => rawOp(op, this.target, this.prefixBytes)), false);
   }
 
+  /**
+   * Writes new trie nodes without caching them (TrieBatch, which keeps the paths it changed
+   * decoded itself). A node enters the cache when it is first read. Caching every written node
+   * kept each one alive past young collections, to be copied and promoted: 12% of the event
+   * loop's CPU in the transfer bench (docs/evm.md, session 23). Puts only: keys are node hashes,
+   * so no cached entry can go stale.
+   */
+  async writeNodes(ops: readonly { readonly key: string; readonly value: string }[]): Promise<void> {
+    const raw: RawOp[] = new Array<RawOp>(ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i] as { key: string; value: string };
+      raw[i] = { type: 'put', key: this.target.prefix + op.key, value: op.value };
+    }
+    await writeRaw(this.target.root, raw, false);
+  }
+
   shallowCopy(): DB<Key, Value> {
     return new LevelTrieDB(this.db, this.cache);
   }

@@ -8,7 +8,6 @@
 // in test/evm/trie-batch.test.ts. The upper levels of the last pass's trie stay decoded for the
 // next pass from its root (a block's state starts from the last block's).
 import { RLP } from '@ethereumjs/rlp';
-import type { BatchDBOp } from '@ethereumjs/util';
 import type { LevelTrieDB } from './level-db.ts';
 import { Slab, encodeList, encodeString, encodeStrings } from './rlp-write.ts';
 import { keccak256 } from '../primitives/index.ts';
@@ -21,9 +20,9 @@ type Ref = Uint8Array | Node;
  * the last pass) and cleared when the node changes, so a pass re-encodes only changed nodes.
  */
 type Node =
-  | { readonly t: 'leaf'; readonly path: Uint8Array; value: Uint8Array; hash?: Uint8Array }
-  | { readonly t: 'ext'; readonly path: Uint8Array; child: Ref; hash?: Uint8Array }
-  | { readonly t: 'branch'; readonly children: (Ref | null)[]; value: Uint8Array | null; hash?: Uint8Array };
+  | { readonly t: 'leaf'; readonly path: Uint8Array; value: Uint8Array; hash?: Uint8Array; pass?: number }
+  | { readonly t: 'ext'; readonly path: Uint8Array; child: Ref; hash?: Uint8Array; pass?: number }
+  | { readonly t: 'branch'; readonly children: (Ref | null)[]; value: Uint8Array | null; hash?: Uint8Array; pass?: number };
 
 type Raw = Uint8Array | Raw[];
 
@@ -102,27 +101,38 @@ function commonPrefix(a: Uint8Array, b: Uint8Array, bFrom: number): number {
   return n;
 }
 
-function newBranch(): { t: 'branch'; children: (Ref | null)[]; value: Uint8Array | null } {
-  return { t: 'branch', children: new Array<Ref | null>(16).fill(null), value: null };
+function newBranch(pass: number): { t: 'branch'; children: (Ref | null)[]; value: Uint8Array | null; pass: number } {
+  return { t: 'branch', children: new Array<Ref | null>(16).fill(null), value: null, pass };
 }
 
 /**
  * Node levels kept decoded between passes (the root's level is 0): up to 1 + 16 + 256 + 4096
  * nodes. The next pass over the same root starts from them instead of loading and decoding the
- * paths again; deeper nodes go back to being hashes.
+ * paths again.
  */
 const KEEP_LEVELS = 4;
 
-/** The last pass's root, decoded to KEEP_LEVELS, per database. */
-const kept = new WeakMap<LevelTrieDB, { readonly root: string; readonly node: Node }>();
+/**
+ * Deeper nodes stay decoded while they were changed in one of the last RECENT_PASSES passes (the
+ * paths of accounts in use, which the next blocks are likely to change again); the others go
+ * back to being hashes. The nodes a pass writes are not cached by the database (writeNodes), so
+ * these paths are what spares the next passes a load.
+ */
+const RECENT_PASSES = 4;
 
-/** Replaces the stored nodes below `node` (at `level`) from KEEP_LEVELS on by their hashes. */
-function prune(node: Node, level: number): void {
+/** The last pass's root (decoded as above) and number, per database. */
+const kept = new WeakMap<LevelTrieDB, { readonly root: string; readonly node: Node; readonly pass: number }>();
+
+/**
+ * Replaces the stored nodes below `node` (at `level`) by their hashes: from `keepLevels` on,
+ * those not changed since pass `oldest`.
+ */
+function prune(node: Node, level: number, keepLevels: number, oldest: number): void {
   const cut = <R extends Ref | null>(child: R): R | Uint8Array => {
     if (child === null || child instanceof Uint8Array) return child;
     // An embedded child (no hash) stays a node: its parent's encoding holds it whole.
-    if (level + 1 >= KEEP_LEVELS && child.hash !== undefined) return child.hash;
-    prune(child, level + 1);
+    if (level + 1 >= keepLevels && child.hash !== undefined && (child.pass ?? -1) < oldest) return child.hash;
+    prune(child, level + 1, keepLevels, oldest);
     return child;
   };
   if (node.t === 'branch') for (let i = 0; i < 16; i++) node.children[i] = cut(node.children[i] ?? null);
@@ -130,14 +140,23 @@ function prune(node: Node, level: number): void {
 }
 
 export class TrieBatch {
-  private readonly ops: BatchDBOp<string, string>[] = [];
+  private readonly ops: { key: string; value: string }[] = [];
+  /** This pass's number (one more than the last pass's on the same database). */
+  private pass = 0;
+  /** Nodes loaded from the database in this pass (tests). */
+  loads = 0;
 
-  constructor(private readonly db: LevelTrieDB) {}
+  /** `keepLevels`: KEEP_LEVELS but in tests, which make small tries deep enough to prune. */
+  constructor(
+    private readonly db: LevelTrieDB,
+    private readonly keepLevels = KEEP_LEVELS,
+  ) {}
 
   private async load(hash: Uint8Array): Promise<Node> {
     const key = hex(hash);
     const value = await this.db.get(key, STRING as never);
     if (value === undefined) throw new Error(`invariant: trie node ${key} is missing`);
+    this.loads++;
     const node = decodeNode(RLP.decode(typeof value === 'string' ? fromHex(value) : value) as Raw);
     node.hash = hash;
     return node;
@@ -145,9 +164,10 @@ export class TrieBatch {
 
   /** The node for `ref` with (key, value) put below `depth` nibbles of the key. */
   private async insert(ref: Ref | null, key: Uint8Array, depth: number, value: Uint8Array): Promise<Node> {
-    if (ref === null) return { t: 'leaf', path: key.subarray(depth), value };
+    if (ref === null) return { t: 'leaf', path: key.subarray(depth), value, pass: this.pass };
     const node = ref instanceof Uint8Array ? await this.load(ref) : ref;
     node.hash = undefined; // changed below, whichever way
+    node.pass = this.pass;
     if (node.t === 'branch') {
       if (depth === key.length) {
         node.value = value;
@@ -167,13 +187,13 @@ export class TrieBatch {
       return node;
     }
     // The paths diverge after cp nibbles: a branch there, under an extension for the shared part.
-    const branch = newBranch();
+    const branch = newBranch(this.pass);
     const rest = node.path.subarray(cp + 1);
     if (cp === node.path.length) branch.value = (node as { value: Uint8Array }).value; // a leaf ending here
-    else if (node.t === 'leaf') branch.children[node.path[cp] as number] = { t: 'leaf', path: rest, value: node.value };
-    else branch.children[node.path[cp] as number] = rest.length === 0 ? node.child : { t: 'ext', path: rest, child: node.child };
+    else if (node.t === 'leaf') branch.children[node.path[cp] as number] = { t: 'leaf', path: rest, value: node.value, pass: this.pass };
+    else branch.children[node.path[cp] as number] = rest.length === 0 ? node.child : { t: 'ext', path: rest, child: node.child, pass: this.pass };
     await this.insert(branch, key, depth + cp, value);
-    return cp === 0 ? branch : { t: 'ext', path: node.path.subarray(0, cp), child: branch };
+    return cp === 0 ? branch : { t: 'ext', path: node.path.subarray(0, cp), child: branch, pass: this.pass };
   }
 
   /** The encoding of a changed node, its changed children hashed and queued for writing. */
@@ -200,7 +220,7 @@ export class TrieBatch {
 
   private store(encoded: Uint8Array): Uint8Array {
     const hash = keccak256(encoded);
-    this.ops.push({ type: 'put', key: hex(hash), value: hex(encoded), opts: STRING as never });
+    this.ops.push({ key: hex(hash), value: hex(encoded) });
     return hash;
   }
 
@@ -215,6 +235,7 @@ export class TrieBatch {
     // taken (and changed in place), so a pass that fails leaves none behind.
     const last = kept.get(this.db);
     kept.delete(this.db);
+    this.pass = (last?.pass ?? 0) + 1;
     let top: Node | null = null;
     let ref: Ref | null = rootKey === hex(EMPTY_TRIE_ROOT) ? null : last?.root === rootKey ? last.node : root;
     for (const [key, value] of entries) {
@@ -225,9 +246,9 @@ export class TrieBatch {
     const node = top as Node;
     const newRoot = this.store(this.encode(node));
     node.hash = newRoot;
-    await this.db.batch(this.ops.splice(0));
-    prune(node, 0);
-    kept.set(this.db, { root: hex(newRoot), node });
+    await this.db.writeNodes(this.ops.splice(0));
+    prune(node, 0, this.keepLevels, this.pass - RECENT_PASSES + 1);
+    kept.set(this.db, { root: hex(newRoot), node, pass: this.pass });
     return newRoot;
   }
 }

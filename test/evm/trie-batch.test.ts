@@ -87,7 +87,11 @@ t.test('a single key, then a second', async (t) => {
   t.equal(hex(r2), hex(trie.root()));
 });
 
-t.test('passes from the last root reuse its decoded levels; passes from older roots load theirs', async (t) => {
+t.test('passes from the last root reuse its decoded levels; passes from older roots load theirs', (t) => manyPasses(t, undefined));
+
+t.test('the same passes with one level kept decoded (most paths pruned and loaded again)', (t) => manyPasses(t, 1));
+
+async function manyPasses(t: Test, keepLevels: number | undefined) {
   const { db, trie } = await trieStore(t);
   const rand = rng(11);
   // 600 accounts, so paths reach below the levels kept decoded; every pass updates some and adds a few.
@@ -105,9 +109,35 @@ t.test('passes from the last root reuse its decoded levels; passes from older ro
     const entries = [...picked.values()];
     trie.root(from);
     for (const [k, v] of entries) await trie.put(k, v);
-    const got = await new TrieBatch(db).putAll(from, entries);
+    const got = await new TrieBatch(db, keepLevels).putAll(from, entries);
     if (hex(got) !== hex(trie.root())) return void t.fail(`pass ${pass}: root differs from ethereumjs's`);
     if (pass % 5 !== 4) roots.push(got);
   }
   t.pass('40 passes, every root equal to ethereumjs\'s');
+}
+
+t.test('paths changed in the last four passes stay decoded; older ones are loaded again', async (t) => {
+  const { db } = await trieStore(t);
+  const rand = rng(5);
+  const keys = Array.from({ length: 400 }, () => rand(32));
+  const value = () => rand(70);
+  const pass = async (root: Uint8Array, ks: Uint8Array[]) => {
+    const batch = new TrieBatch(db, 1);
+    return { root: await batch.putAll(root, ks.map((k) => [k, value()] as const)), loads: batch.loads };
+  };
+  let { root } = await pass(EMPTY_TRIE_ROOT, keys);
+  const hot = keys.slice(0, 20);
+  const cold = keys.slice(200, 220);
+  // Three more passes over the hot keys: their paths were all changed in the last four.
+  for (let i = 0; i < 3; i++) {
+    const r = await pass(root, hot);
+    t.equal(r.loads, 0, `pass ${i + 2}: the hot paths are decoded`);
+    root = r.root;
+  }
+  // The cold keys were last changed five passes ago (the first): their paths below level 1 are hashes again.
+  ({ root } = await pass(root, hot));
+  const r = await pass(root, cold);
+  t.ok(r.loads >= cold.length, `the cold paths are loaded (${r.loads} nodes)`);
+  const again = await pass(r.root, cold);
+  t.equal(again.loads, 0, 'and stay decoded once changed');
 });
