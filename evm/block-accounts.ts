@@ -90,15 +90,15 @@ export class BlockAccounts {
     this.dirty.clear();
   }
 
-  /** Writes the block's state and returns its root (`root`: the head's). */
-  async commit(db: LevelTrieDB, root: Uint8Array): Promise<Uint8Array> {
+  /** Writes the block's state and returns its root (`root`: the head's); `pause`: see TrieBatch.putAll. */
+  async commit(db: LevelTrieDB, root: Uint8Array, pause?: () => Promise<void>): Promise<Uint8Array> {
     if (this.vmRan) {
       await this.handOver();
       await this.state.commit();
       return this.state.getStateRoot();
     }
     const entries = [...this.dirty].map((a) => [keccak256(addressBytes(a)), encodeAccount(this.overlay.get(a) as AccountRecord)] as const);
-    const next = await new TrieBatch(db).putAll(root, entries);
+    const next = await new TrieBatch(db).putAll(root, entries, pause);
     // The state manager moves to the new root; its caches (reads of the old state) are dropped.
     await this.state.setStateRoot(next);
     return next;

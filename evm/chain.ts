@@ -68,6 +68,32 @@ export interface EvmRelease {
 /** Gas each release's call may use. */
 export const RELEASE_GAS = 200_000n;
 
+/**
+ * A turn given to other work while a block commits (the node passes one turn of the event loop);
+ * it must not execute or commit on the chain.
+ */
+export type Pause = () => Promise<void>;
+
+/**
+ * An EVM block whose transactions and releases have run, not yet committed (EvmChain.runBlock):
+ * what the exchange needs from it is known. Its state changes are held until `commit`, which
+ * computes the roots, queues the block's write and makes it the head.
+ */
+export interface RanEvmBlock {
+  readonly height: number;
+  readonly outcomes: EvmTxOutcome[];
+  /** Whether each release succeeded. */
+  readonly released: boolean[];
+  /** The included transactions' receipts and hashes, in block order. */
+  readonly receipts: StoredReceipt[];
+  readonly hashes: string[];
+  /** `pause`, if given, is taken between the commit's steps of a large block. */
+  commit(pause?: Pause): Promise<ExecutedEvmBlock>;
+}
+
+/** A block commits with pauses from this many transactions on (smaller ones are quick). */
+const PAUSE_FROM_TXS = 64;
+
 export interface ExecutedEvmBlock {
   /** Whether each release of the block succeeded (a failed one is refunded on the exchange). */
   readonly released: boolean[];
@@ -310,12 +336,23 @@ export class EvmChain {
    * before each VM transaction and the block commits through it.
    */
   async executeBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean, releases: readonly EvmRelease[] = []): Promise<ExecutedEvmBlock> {
+    return (await this.runBlock(height, timeMs, txs, sync, releases)).commit();
+  }
+
+  /**
+   * executeBlock in two steps: the transactions and releases run, then `commit` (see RanEvmBlock).
+   * Nothing else may run or commit a block on this chain until the commit has settled; reads see
+   * the head before the block until then.
+   */
+  async runBlock(height: number, timeMs: number, txs: readonly EvmTxInput[], sync: boolean, releases: readonly EvmRelease[] = []): Promise<RanEvmBlock> {
     if (height !== this.height + 1) throw new Error(`invariant: EVM block ${height} executed on head ${this.height}`);
     const time = blockTime(this.clock, evmTimestamp(timeMs), this.headBlock.header.timestamp);
     let clock = time.clock;
     const headerData = this.headerBase(height, time.timestamp, this.headBlock.hash(), this.nextBaseFee());
     // Most consensus blocks carry no EVM transaction: the state root stays, both tries are empty.
-    if (txs.length === 0 && releases.length === 0) return this.emptyBlock(height, headerData, sync, clock);
+    if (txs.length === 0 && releases.length === 0) {
+      return { height, outcomes: [], released: [], receipts: [], hashes: [], commit: async () => this.emptyBlock(height, headerData, sync, clock) };
+    }
     const baseFee = headerData.baseFeePerGas as bigint;
     const accounts = new BlockAccounts(this.state, this.committed);
     let template: Block | null = null;
@@ -385,7 +422,19 @@ export class EvmChain {
       template ??= createBlock({ header: headerData }, { common: this.common });
       released.push(await systemTransfer(this.vm, this.state, template, r));
     }
-    const stateRoot = await accounts.commit(this.trieDb, this.headBlock.header.stateRoot);
+    const receipts = included.map((t) => storedReceipt(t));
+    const commit = async (pause?: Pause) => {
+      const step = included.length >= PAUSE_FROM_TXS ? pause : undefined;
+      return this.commitBlock({ height, headerData, sync, clock, accounts, included, outcomes, released, receipts, gasUsed, fastTxs, hasReleases: releases.length > 0 }, step);
+    };
+    return { height, outcomes, released, receipts, hashes: included.map((t) => t.hash), commit };
+  }
+
+  /** The second step of executeBlock (see RanEvmBlock). */
+  private async commitBlock(b: BlockToCommit, pause: Pause | undefined): Promise<ExecutedEvmBlock> {
+    const { height, headerData, sync, clock, accounts, included, outcomes, released, receipts, gasUsed, fastTxs } = b;
+    const stateRoot = await accounts.commit(this.trieDb, this.headBlock.header.stateRoot, pause);
+    await pause?.();
     const bloom = new Bloom(undefined, this.common);
     for (const t of included) if (t.bloom !== null) bloom.or(new Bloom(t.bloom, this.common));
     const header = createBlockHeader({
@@ -396,14 +445,14 @@ export class EvmChain {
       transactionsTrie: orderedTrieRoot(included.map((t) => t.bytes)),
       receiptTrie: orderedTrieRoot(included.map((t) => (t.fast ? transferReceipt(t.tx.type, t.cumulative) : encodeReceipt({ status: t.status, cumulativeBlockGasUsed: t.cumulative, bitvector: t.bloom ?? EMPTY_BLOOM, logs: t.logs }, t.tx.type)))),
     }, { common: this.txCommon });
+    await pause?.();
     // The Block constructor keeps the transaction objects (createBlock would copy each one).
     const block = new Block(header, included.map((t) => t.tx), [], [], { common: this.txCommon });
-    const receipts = included.map((t) => storedReceipt(t));
     const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
     const clockRec = clockRecord(clock);
     const stored: StoredEvmBlock = {
       rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts,
-      ...(releases.length > 0 ? { released } : {}), ...(clockRec === undefined ? {} : { clock: clockRec }),
+      ...(b.hasReleases ? { released } : {}), ...(clockRec === undefined ? {} : { clock: clockRec }),
     };
     const written = this.queueWrite(height, stored, included.map((t) => t.hash), sync);
     accounts.publish();
@@ -539,6 +588,22 @@ class BlockHashes {
 }
 
 /** A transaction of the block in flight, with what its receipt needs. */
+/** What runBlock hands its commit. */
+interface BlockToCommit {
+  readonly height: number;
+  readonly headerData: HeaderData;
+  readonly sync: boolean;
+  readonly clock: EvmClock;
+  readonly accounts: BlockAccounts;
+  readonly included: readonly IncludedTx[];
+  readonly outcomes: EvmTxOutcome[];
+  readonly released: boolean[];
+  readonly receipts: StoredReceipt[];
+  readonly gasUsed: bigint;
+  readonly fastTxs: number;
+  readonly hasReleases: boolean;
+}
+
 interface IncludedTx {
   readonly tx: TypedTransaction;
   readonly bytes: Uint8Array;

@@ -120,6 +120,9 @@ const KEEP_LEVELS = 4;
  */
 const RECENT_PASSES = 4;
 
+/** Keys put between two pauses of putAll. */
+const PAUSE_EVERY = 64;
+
 /** The last pass's root (decoded as above) and number, per database. */
 const kept = new WeakMap<LevelTrieDB, { readonly root: string; readonly node: Node; readonly pass: number }>();
 
@@ -227,8 +230,9 @@ export class TrieBatch {
   /**
    * Puts every (key, value) into the trie at `root` (keys as the trie sees them: hashed already
    * for a secure trie; all distinct) and writes the changed nodes in one batch. Returns the new root.
+   * `pause`, if given, is taken every PAUSE_EVERY keys (a large block gives other work turns).
    */
-  async putAll(root: Uint8Array, entries: readonly (readonly [Uint8Array, Uint8Array])[]): Promise<Uint8Array> {
+  async putAll(root: Uint8Array, entries: readonly (readonly [Uint8Array, Uint8Array])[], pause?: () => Promise<void>): Promise<Uint8Array> {
     if (entries.length === 0) return root;
     const rootKey = hex(root);
     // The decoded nodes of the last pass serve when this pass starts from its root; they are
@@ -238,7 +242,9 @@ export class TrieBatch {
     this.pass = (last?.pass ?? 0) + 1;
     let top: Node | null = null;
     let ref: Ref | null = rootKey === hex(EMPTY_TRIE_ROOT) ? null : last?.root === rootKey ? last.node : root;
-    for (const [key, value] of entries) {
+    for (let i = 0; i < entries.length; i++) {
+      if (pause !== undefined && i > 0 && i % PAUSE_EVERY === 0) await pause();
+      const [key, value] = entries[i] as readonly [Uint8Array, Uint8Array];
       top = await this.insert(top ?? ref, toNibbles(key), 0, value);
       ref = top;
     }

@@ -13,7 +13,7 @@ import type { Mempool, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
-import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredEvmBlock } from '../evm/index.ts';
+import type { EvmChain, EvmTxInput, ExecutedEvmBlock, RanEvmBlock, StoredReceipt } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
@@ -22,6 +22,11 @@ import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
 import { txCandidates } from './signer-worker.ts';
+
+const ZERO_32 = new Uint8Array(32);
+
+/** One turn of the event loop (evm/chain.ts RanEvmBlock's pause). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Address no key can sign for: the signer of a transaction that does not decode. */
 const NO_SIGNER = '0x0000000000000000000000000000000000000000';
@@ -253,30 +258,39 @@ export class Chain implements BftApp {
     events.push(...this.exchange.endBlock());
     const link = linkWork(this.exchange);
     let evm: ExecutedEvmBlock | null = null;
-    let evmRoot: string;
-    let evmStored: StoredEvmBlock;
-    let evmBlock: ExecutedEvmBlock['block'];
+    let replayRoot = '';
+    let ran: RanEvmBlock | null = null;
+    let released: readonly boolean[];
+    let receipts: readonly StoredReceipt[];
+    let txHash: (i: number) => string;
     if (this.evm.height >= header.height) {
       // Replay after a crash that stored the EVM block but not the consensus one's successors.
       const stored = await this.evm.blockAt(header.height);
       if (stored === undefined) throw new Error(`EVM block ${header.height} missing below the EVM head ${this.evm.height}`);
-      evmRoot = bytesToHex(stored.block.header.stateRoot);
-      evmStored = stored.stored;
-      evmBlock = stored.block;
+      replayRoot = bytesToHex(stored.block.header.stateRoot);
+      released = stored.stored.released ?? [];
+      receipts = stored.stored.receipts;
+      txHash = (i) => bytesToHex(stored.block.transactions[i]?.hash() ?? ZERO_32);
     } else {
       // The EVM store is fsync'd when the block acknowledges EVM transactions, and at snapshot
       // heights so it is never behind a durable exchange snapshot; otherwise an empty EVM block
       // lost to a power cut is rebuilt by replay.
       const evmSync = (sync && evmTxs.length > 0) || header.height % this.opts.snapshotInterval === 0;
-      evm = await this.evm.executeBlock(header.height, header.time, evmTxs, evmSync, link.releases);
-      evmRoot = evm.stateRoot;
-      evmStored = evm.stored;
-      evmBlock = evm.block;
+      const run = await this.evm.runBlock(header.height, header.time, evmTxs, evmSync, link.releases);
+      ran = run;
+      released = run.released;
+      receipts = run.receipts;
+      txHash = (i) => run.hashes[i] ?? bytesToHex(ZERO_32);
     }
     // Linked tokens: refunds of failed releases and credits of transfers to system addresses, after the EVM part.
-    settleLink(this.exchange, link.releases, evmStored.released ?? [], evmStored.receipts, link.watch);
+    settleLink(this.exchange, link.releases, released, receipts, link.watch);
     // Then the actions the EVM block sent through the write system contract, in log order (node/evm-actions.ts).
-    if (evmStored.receipts.length > 0) runEvmActions(this.exchange, evmStored.receipts, (i) => bytesToHex(evmBlock.transactions[i]?.hash() ?? new Uint8Array(32)), results, events, this.evmActions);
+    if (receipts.length > 0) runEvmActions(this.exchange, receipts, txHash, results, events, this.evmActions);
+    // The exchange state is final for the block: while the EVM block's roots are computed and its
+    // write queued, requests get turns of the event loop (admission keeps the signer workers
+    // busy). They read the EVM head before the block, which the commit moves at its end.
+    if (ran !== null) evm = await ran.commit(nextTurn);
+    const evmRoot = evm?.stateRoot ?? replayRoot;
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     return { signers: chosen, results, events, evm, stateHash: full, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
   }

@@ -196,3 +196,30 @@ t.test('random transfer blocks: the same blocks with and without the fast path',
   }
   t.ok(fastTotal > 50, `the fast path took its share of the 200 (${fastTotal}; the rest failed or went to the VM)`);
 });
+
+t.test('a block run, then committed with pauses, is the block executeBlock gives; the head moves at its end', async (t) => {
+  const paused = await open(t, true);
+  const whole = await open(t, true);
+  const senders = [alice, bob, carol];
+  const txs: Uint8Array[] = [];
+  // To 90 new accounts: the state trie's batch pauses too (every 64 keys).
+  for (let i = 0; i < 90; i++) txs.push(await sign(senders[i % 3] as Wallet, { to: fresh(), value: BigInt(i + 1) }, Math.floor(i / 3)));
+  const input = txs.map((bytes) => ({ bytes, publicKey: null }));
+  const before = await paused.headAccount(alice.address);
+  const ran = await paused.runBlock(1, genesis.genesisTime + 1000, input, false);
+  const seen: { height: number; balance: bigint | undefined }[] = [];
+  const committed = await ran.commit(async () => {
+    seen.push({ height: paused.height, balance: (await paused.headAccount(alice.address))?.balance });
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+  const reference = await whole.executeBlock(1, genesis.genesisTime + 1000, input, false);
+  t.equal(committed.hash, reference.hash, 'same block hash');
+  t.same(committed.stored, reference.stored, 'same stored block');
+  t.same(committed.outcomes, reference.outcomes, 'same outcomes');
+  t.same(ran.receipts, reference.stored.receipts, 'the run knew the receipts');
+  t.same(ran.hashes, reference.outcomes.map((o) => o.hash), 'and the hashes');
+  t.ok(seen.length >= 3, `the commit paused (${seen.length} times)`);
+  t.ok(seen.every((s) => s.height === 0 && s.balance === before?.balance), 'readers saw the head before the block while it paused');
+  t.equal(paused.height, 1, 'the head moved once the commit settled');
+  t.not((await paused.headAccount(alice.address))?.balance, before?.balance, 'to the block\'s state');
+});
