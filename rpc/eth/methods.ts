@@ -8,7 +8,7 @@ import {
   EXECUTION_REVERTED, INVALID_PARAMS, LIMIT_EXCEEDED, RpcError, SERVER_ERROR, invalidParams, revertMessage,
 } from './errors.ts';
 import { blockJson, logsOf, receiptJson, txJson } from './format.ts';
-import { address, arity, blockRef, bool, data, hash, quantity, storageKey, type BlockRef } from './params.ts';
+import { address, arity, blockRef, bool, data, dataBytes, hash, quantity, storageKey, type BlockRef } from './params.ts';
 import type { FilterRegistry, LogFilter } from './filters.ts';
 import { getMerkleStateProof } from '@ethereumjs/statemanager';
 import { keccak256 as keccak } from '../../primitives/index.ts';
@@ -251,10 +251,9 @@ export async function estimateGas(params: unknown[], ctx: MethodContext): Promis
 
 async function sendRaw(params: unknown[], ctx: MethodContext): Promise<string> {
   arity(params, 1, 1);
-  const raw = data(params[0], '0');
-  if (raw === '0x') throw invalidParams('typed transaction too short');
-  // data() checked the hex (pairs of hex digits), so Buffer's decoder reads all of it.
-  return ctx.backend.sendRawTransaction(new Uint8Array(Buffer.from(raw.slice(2), 'hex')));
+  const raw = dataBytes(params[0], '0');
+  if (raw.length === 0) throw invalidParams('typed transaction too short');
+  return ctx.backend.sendRawTransaction(raw);
 }
 
 async function txByHash(params: unknown[], ctx: MethodContext): Promise<unknown> {

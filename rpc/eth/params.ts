@@ -16,6 +16,19 @@ export function data(v: unknown, what: string): string {
   return v.toLowerCase();
 }
 
+/**
+ * `data` decoded to bytes of their own. Buffer's hex decoder stops at the first pair that is not
+ * hex, so a decoding of full length has checked every digit (what DATA_RE checks, without a
+ * regular expression over a transaction's whole text).
+ */
+export function dataBytes(v: unknown, what: string): Uint8Array {
+  if (typeof v === 'string' && v.length % 2 === 0 && v.charCodeAt(0) === 48 && v.charCodeAt(1) === 120) {
+    const decoded = Buffer.from(v.slice(2), 'hex');
+    if (decoded.length * 2 === v.length - 2) return new Uint8Array(decoded);
+  }
+  throw invalidParams(`invalid argument ${what}: hex string expected, got ${JSON.stringify(v)}`);
+}
+
 export function address(v: unknown, what: string): string {
   if (typeof v !== 'string' || !ADDRESS_RE.test(v)) throw invalidParams(`invalid argument ${what}: hex string of 20 bytes expected, got ${JSON.stringify(v)}`);
   return v.toLowerCase();

@@ -38,6 +38,10 @@ t.test('JSON-RPC envelope and errors', async (t) => {
   t.match((await rpc(url, call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }]))).json, { error: { code: -32602, message: 'invalid block range params' } });
   t.match((await rpc(url, call('eth_getLogs', [{ fromBlock: '0xffffff' }]))).json, { error: { code: -32602, message: 'block range extends beyond current head block' } });
   t.match((await rpc(url, call('eth_sendRawTransaction', ['0x02']))).json, { error: { code: -32602 } }, 'undecodable transaction');
+  for (const bad of ['0x02f', '0x02zz', '02f8', '0X02f8', 'x', 42]) {
+    t.match((await rpc(url, call('eth_sendRawTransaction', [bad]))).json, { error: { code: -32602, message: /^invalid argument 0: hex string expected/ } }, `not hex bytes: ${JSON.stringify(bad)}`);
+  }
+  t.match((await rpc(url, call('eth_sendRawTransaction', ['0x']))).json, { error: { code: -32602, message: 'typed transaction too short' } }, 'no bytes');
 
   t.equal((await rpc(url, call('eth_getBlockByNumber', ['0xffffff', false]))).json.result, null, 'unknown block is null');
   t.equal((await rpc(url, call('eth_getTransactionByHash', ['0x' + '00'.repeat(32)]))).json.result, null);
