@@ -158,7 +158,7 @@ export class EvmPool {
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
     this.evm.remember(p.bytes, p.tx, p.sender);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
-    void this.mempool.add({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
+    this.mempool.enqueue({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
     this.onAdmitted(p.bytes);
     for (const l of this.pendingListeners) l(p.hash);
   }

@@ -59,11 +59,21 @@ export class Mempool {
       const waiting = this.waiters.get(p.hash);
       if (waiting !== undefined) return void waiting.push(resolve);
       this.waiters.set(p.hash, [resolve]);
-      this.byHash.set(p.hash, p);
-      if (p.nonce !== null) this.nonces.add(`${p.signer}:${p.nonce}`);
-      this.queue.push(p);
-      this.live += 1;
+      this.enqueue(p);
     });
+  }
+
+  /**
+   * Adds a transaction nobody waits on (an EVM transaction: its outcome is read from receipts),
+   * without the promise and waiter list `add` keeps until its block is durable. A hash already
+   * pending is left as it is.
+   */
+  enqueue(p: PendingTx): void {
+    if (this.byHash.has(p.hash)) return;
+    this.byHash.set(p.hash, p);
+    if (p.nonce !== null) this.nonces.add(`${p.signer}:${p.nonce}`);
+    this.queue.push(p);
+    this.live += 1;
   }
 
   /** Whether a transaction with this hash is waiting. */

@@ -26,3 +26,22 @@ t.test('peek leaves transactions in the pool; commit removes them and answers th
   t.equal(m.size, 0);
   t.same(m.peek(10, 100), []);
 });
+
+t.test('a transaction nobody waits on is queued in order, once; a later waiter joins it', async (t) => {
+  const m = new Mempool(10);
+  const evm = (i: number) => ({ bytes: Uint8Array.of(i), hash: `e${i}`, signer: 'k', nonce: null, gas: 21_000n });
+  const first = m.add(tx(1));
+  m.enqueue(evm(2));
+  m.enqueue(evm(2)); // already pending: left as it is
+  m.enqueue(evm(3));
+  t.equal(m.size, 3);
+  const joined = m.add(evm(3));
+  t.equal(m.size, 3, 'joining adds no second entry');
+  t.same(m.reap(10, 1_000).map((p) => p.hash), ['h1', 'e2', 'e3'], 'admission order');
+  m.settle('h1', ok);
+  m.settle('e2', ok); // nobody waits: nothing to answer
+  m.settle('e3', ok);
+  t.equal(await first, ok);
+  t.equal(await joined, ok);
+  t.equal(m.size, 0);
+});
