@@ -587,7 +587,6 @@ class BlockHashes {
   }
 }
 
-/** A transaction of the block in flight, with what its receipt needs. */
 /** What runBlock hands its commit. */
 interface BlockToCommit {
   readonly height: number;
@@ -604,6 +603,7 @@ interface BlockToCommit {
   readonly hasReleases: boolean;
 }
 
+/** A transaction of the block in flight, with what its receipt needs. */
 interface IncludedTx {
   readonly tx: TypedTransaction;
   readonly bytes: Uint8Array;

@@ -114,8 +114,8 @@ export class LevelTrieDB implements DB<Key, Value> {
   /**
    * Writes new trie nodes without caching them (TrieBatch, which keeps the paths it changed
    * decoded itself). A node enters the cache when it is first read. Caching every written node
-   * kept each one alive past young collections, to be copied and promoted: 12% of the event
-   * loop's CPU in the transfer bench (docs/evm.md, session 23). Puts only: keys are node hashes,
+   * kept each one alive past young collections, to be copied and promoted (about 4% of the
+   * node's CPU in the transfer bench; docs/evm.md, session 23). Puts only: keys are node hashes,
    * so no cached entry can go stale.
    */
   async writeNodes(ops: readonly { readonly key: string; readonly value: string }[]): Promise<void> {

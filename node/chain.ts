@@ -13,7 +13,7 @@ import type { Mempool, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
-import type { EvmChain, EvmTxInput, ExecutedEvmBlock, RanEvmBlock, StoredReceipt } from '../evm/index.ts';
+import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
@@ -259,7 +259,7 @@ export class Chain implements BftApp {
     const link = linkWork(this.exchange);
     let evm: ExecutedEvmBlock | null = null;
     let replayRoot = '';
-    let ran: RanEvmBlock | null = null;
+    let commit: (() => Promise<ExecutedEvmBlock>) | null = null;
     let released: readonly boolean[];
     let receipts: readonly StoredReceipt[];
     let txHash: (i: number) => string;
@@ -277,7 +277,7 @@ export class Chain implements BftApp {
       // lost to a power cut is rebuilt by replay.
       const evmSync = (sync && evmTxs.length > 0) || header.height % this.opts.snapshotInterval === 0;
       const run = await this.evm.runBlock(header.height, header.time, evmTxs, evmSync, link.releases);
-      ran = run;
+      commit = () => run.commit(nextTurn);
       released = run.released;
       receipts = run.receipts;
       txHash = (i) => run.hashes[i] ?? bytesToHex(ZERO_32);
@@ -289,7 +289,7 @@ export class Chain implements BftApp {
     // The exchange state is final for the block: while the EVM block's roots are computed and its
     // write queued, requests get turns of the event loop (admission keeps the signer workers
     // busy). They read the EVM head before the block, which the commit moves at its end.
-    if (ran !== null) evm = await ran.commit(nextTurn);
+    if (commit !== null) evm = await commit();
     const evmRoot = evm?.stateRoot ?? replayRoot;
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     return { signers: chosen, results, events, evm, stateHash: full, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
