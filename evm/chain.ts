@@ -41,6 +41,14 @@ export interface EvmSignedInput {
   readonly bytes: Uint8Array;
   /** Sender public key (64 bytes, hex) recovered at admission, or null to recover here. */
   readonly publicKey: string | null;
+  /** The transaction as admission decoded these bytes, and its sender (lowercase 0x); else decoded here. */
+  readonly decoded?: DecodedEvmTx;
+}
+
+/** A transaction decoded from its bytes (EvmChain.decodeTx) and its sender, recovered from its signature. */
+export interface DecodedEvmTx {
+  readonly tx: TypedTransaction;
+  readonly sender: string;
 }
 
 /** A devnet system transaction's operation (evm/devnet.ts), at its place among the block's transactions. */
@@ -135,8 +143,6 @@ export class EvmChain {
   private writes: Promise<void> = Promise.resolve();
   /** Recently decoded blocks by height, so reads do not decode RLP again. */
   private readonly recent = new RecentBlocks();
-  /** Transactions decoded (and their senders recovered) at admission, by their block bytes. */
-  private readonly decoded = new WeakMap<Uint8Array, { tx: TypedTransaction; sender: string }>();
   private fastTransfers = true;
   private precompilesAt: ((height: number) => CustomPrecompile[]) | null = null;
   /** The devnet's shift of the EVM block clock after the head (evm/devnet.ts); none elsewhere. */
@@ -165,13 +171,6 @@ export class EvmChain {
     return decodeTransaction(bytes, this.txCommon);
   }
 
-  /**
-   * Hands a transaction decoded at admission to execution, keyed by the bytes the block will
-   * carry, with its sender (lowercase 0x address) recovered from the public key the block carries.
-   */
-  remember(bytes: Uint8Array, tx: TypedTransaction, sender: string): void {
-    this.decoded.set(bytes, { tx, sender });
-  }
 
   /**
    * `fastTransfers: false` runs every transaction through the VM (the reference the fast path is
@@ -363,6 +362,7 @@ export class EvmChain {
     for (let input of txs) {
       let hash = '';
       let impersonated: string | null = null;
+      let known: DecodedEvmTx | undefined;
       if ('devnet' in input) {
         const op = input.devnet;
         if (op.kind !== 'sendAs') {
@@ -377,14 +377,13 @@ export class EvmChain {
         input = { bytes: hexToBytes(op.raw), publicKey: null };
         try {
           // Unfrozen, so the VM can be told its sender (no key signed it).
-          this.decoded.set(input.bytes, { tx: createTxFromRLP(input.bytes, { common: this.txCommon, freeze: false }), sender: op.from });
+          known = { tx: createTxFromRLP(input.bytes, { common: this.txCommon, freeze: false }), sender: op.from };
         } catch (err) {
           outcomes.push({ hash: bytesToHex(keccak256(input.bytes)), error: (err as Error).message });
           continue;
         }
-      }
+      } else known = input.decoded;
       try {
-        const known = this.decoded.get(input.bytes);
         const tx = known?.tx ?? this.decodeTx(input.bytes);
         // keccak256 of the bytes: admission filled tx.cache.hash with it.
         hash = bytesToHex(tx.cache.hash ?? keccak256(input.bytes));

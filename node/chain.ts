@@ -13,7 +13,7 @@ import type { Mempool, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
-import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
+import type { DecodedEvmTx, EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
@@ -95,7 +95,7 @@ export class Chain implements BftApp {
   /** The write of the last executed block, with its answers: each block's write waits for the one before. */
   private writing: Promise<void> = Promise.resolve();
   /** Hash, signer and parsed request of each transaction reaped from the mempool, keyed by its bytes object. */
-  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string; req: SignedRequest | undefined }>();
+  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string; req: SignedRequest | undefined; evm: DecodedEvmTx | undefined }>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
   private readonly evidence = new Set<string>();
   /**
@@ -139,7 +139,7 @@ export class Chain implements BftApp {
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
     return this.mempool.reap(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
-      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer, req: p.req });
+      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer, req: p.req, evm: p.evm });
       return p.bytes;
     });
   }
@@ -224,7 +224,9 @@ export class Chain implements BftApp {
         const key = signers[i];
         const publicKey = typeof key === 'string' && key.length === 130 ? key : null;
         chosen.push(publicKey ?? '');
-        evmTxs.push({ bytes, publicKey });
+        // As admission decoded it, when it came through this node's pool.
+        const decoded = this.reaped.get(bytes)?.evm ?? this.mempool.pending(hashes[i] as string)?.evm;
+        evmTxs.push(decoded === undefined ? { bytes, publicKey } : { bytes, publicKey, decoded });
         return;
       }
       const system = decodeSystemTx(bytes);

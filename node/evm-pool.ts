@@ -75,8 +75,8 @@ export class EvmPool {
     if (this.byHash.has(hash)) throw rejected('already known');
     const signer = await this.recovery.recoverEvm(signatureParts(tx, bytes));
     if (signer === null) throw rejected('invalid sender');
+    // The sender travels with the transaction (execution gives the VM the key from the block).
     const { publicKey, address: sender } = signer;
-    tx.cache.senderPubKey = signer.key;
     const p: PoolTx = { hash, bytes, tx, sender, publicKey, nonce: tx.nonce };
     await this.checkState(p);
     this.place(p);
@@ -156,9 +156,8 @@ export class EvmPool {
     q.pending.set(p.nonce, p);
     this.byHash.set(p.hash, p);
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
-    this.evm.remember(p.bytes, p.tx, p.sender);
     // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
-    this.mempool.enqueue({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit });
+    this.mempool.enqueue({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit, evm: { tx: p.tx, sender: p.sender } });
     this.onAdmitted(p.bytes);
     for (const l of this.pendingListeners) l(p.hash);
   }

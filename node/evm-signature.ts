@@ -15,8 +15,6 @@ export interface EvmSignature {
 export interface EvmSender {
   /** 64-byte public key (no 0x04 prefix), hex. */
   readonly publicKey: string;
-  /** The same key's bytes (the transaction's sender cache takes them). */
-  readonly key: Uint8Array;
   /** Lowercase 0x address. */
   readonly address: string;
 }
@@ -52,8 +50,7 @@ export function recoverEvmPacked(jobs: Uint8Array): Uint8Array {
 export function readEvmSender(out: Uint8Array, i: number): EvmSender | null {
   const pub = out.subarray(i * OUT, i * OUT + 64);
   if (pub.every((b) => b === 0)) return null;
-  // A copy: a view would hold the whole batch's answer for as long as one transaction waits.
-  return { publicKey: bytesToHex(pub), key: pub.slice(), address: bytesToHex(out.subarray(i * OUT + 64, i * OUT + OUT)) };
+  return { publicKey: bytesToHex(pub), address: bytesToHex(out.subarray(i * OUT + 64, i * OUT + OUT)) };
 }
 
 /** One signature, on the calling thread. */

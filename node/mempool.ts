@@ -2,6 +2,7 @@
 // and by (signer, nonce) so a nonce cannot be admitted twice while the first is pending.
 import type { TxResult } from '../exchange/index.ts';
 import type { SignedRequest } from './tx-codec.ts';
+import type { DecodedEvmTx } from '../evm/index.ts';
 
 export interface RecoveredSigners {
   readonly addresses: readonly (string | null)[];
@@ -27,6 +28,8 @@ export interface PendingTx {
   readonly recovered?: RecoveredSigners;
   /** The request these bytes encode, as admission parsed it (execution need not decode them again). */
   readonly req?: SignedRequest;
+  /** An EVM transaction as admission decoded it, with its sender (execution need not decode it again). */
+  readonly evm?: DecodedEvmTx;
 }
 
 export class Mempool {

@@ -143,8 +143,7 @@ t.test('a sender known from the block (public key) gives the same block', async 
   const tx = await sign(alice, { to: bob.address, value: 1n }, 0);
   const decoded = fast.decodeTx(tx);
   const publicKey = bytesToHex(decoded.getSenderPublicKey());
-  fast.remember(tx, decoded, alice.address.toLowerCase());
-  const a = await fast.executeBlock(1, genesis.genesisTime + 1000, [{ bytes: tx, publicKey }], false);
+  const a = await fast.executeBlock(1, genesis.genesisTime + 1000, [{ bytes: tx, publicKey, decoded: { tx: decoded, sender: alice.address.toLowerCase() } }], false);
   const b = await vm.executeBlock(1, genesis.genesisTime + 1000, [{ bytes: tx, publicKey: null }], false);
   t.equal(a.hash, b.hash);
   t.same(a.stored, b.stored);
