@@ -145,7 +145,8 @@ export class ChainStore {
   async writeBlock(w: BlockWrite): Promise<void> {
     const stored: StoredBlock = {
       header: w.block.header,
-      txs: w.block.txs.map((tx) => Buffer.from(tx).toString('base64')),
+      // A view of each transaction's bytes (Buffer.from of a Uint8Array would copy them first).
+      txs: w.block.txs.map((tx) => Buffer.from(tx.buffer, tx.byteOffset, tx.byteLength).toString('base64')),
       signers: [...w.signers],
       commit: w.commit,
       ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
