@@ -5,8 +5,9 @@
 // Nodes are stored as ethereumjs's MerklePatriciaTrie stores them on a level database (keys and
 // values unprefixed hex, keyed by node hash), so either can read what the other wrote. Puts only:
 // a deletion (which may collapse nodes) goes through ethereumjs. Held equal to ethereumjs's trie
-// in test/evm/trie-batch.test.ts. The upper levels of the last pass's trie stay decoded for the
-// next pass from its root (a block's state starts from the last block's).
+// in test/evm/trie-batch.test.ts. The upper levels of the last pass's trie, and the paths its last
+// few passes changed, stay decoded for the next pass from its root (a block's state starts from
+// the last block's).
 import { RLP } from '@ethereumjs/rlp';
 import type { LevelTrieDB } from './level-db.ts';
 import { Slab, encodeList, encodeString, encodeStrings } from './rlp-write.ts';

@@ -9,11 +9,11 @@ import {
 } from '../exchange/index.ts';
 import { bytesToHex, canonicalKeccak, concatBytes, count, hexToBytes, keccak256, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
-import type { Mempool, RecoveredSigners } from './mempool.ts';
+import type { Mempool, PendingTx, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
-import type { DecodedEvmTx, EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
+import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
 import { linkWork, settleLink } from './evm-link.ts';
 import { EvmActionLog, runEvmActions } from './evm-actions.ts';
 import { decodeSystemTx, verifySystemTx, type SystemTx } from './system-tx.ts';
@@ -94,8 +94,8 @@ export class Chain implements BftApp {
   private execHead: StoredHead;
   /** The write of the last executed block, with its answers: each block's write waits for the one before. */
   private writing: Promise<void> = Promise.resolve();
-  /** Hash, signer and parsed request of each transaction reaped from the mempool, keyed by its bytes object. */
-  private readonly reaped = new WeakMap<Uint8Array, { hash: string; signer: string; req: SignedRequest | undefined; evm: DecodedEvmTx | undefined }>();
+  /** Each transaction reaped from the mempool (hash, signer, what admission parsed or decoded), keyed by its bytes object. */
+  private readonly reaped = new WeakMap<Uint8Array, PendingTx>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
   private readonly evidence = new Set<string>();
   /**
@@ -139,7 +139,7 @@ export class Chain implements BftApp {
 
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
     return this.mempool.reap(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
-      this.reaped.set(p.bytes, { hash: p.hash, signer: p.signer, req: p.req, evm: p.evm });
+      this.reaped.set(p.bytes, p);
       return p.bytes;
     });
   }

@@ -11,8 +11,10 @@ export function quantity(v: unknown, what: string): bigint {
   return BigInt(v);
 }
 
+const notHex = (v: unknown, what: string) => invalidParams(`invalid argument ${what}: hex string expected, got ${JSON.stringify(v)}`);
+
 export function data(v: unknown, what: string): string {
-  if (typeof v !== 'string' || !DATA_RE.test(v)) throw invalidParams(`invalid argument ${what}: hex string expected, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !DATA_RE.test(v)) throw notHex(v, what);
   return v.toLowerCase();
 }
 
@@ -26,7 +28,7 @@ export function dataBytes(v: unknown, what: string): Uint8Array {
     const decoded = Buffer.from(v.slice(2), 'hex');
     if (decoded.length * 2 === v.length - 2) return new Uint8Array(decoded);
   }
-  throw invalidParams(`invalid argument ${what}: hex string expected, got ${JSON.stringify(v)}`);
+  throw notHex(v, what);
 }
 
 export function address(v: unknown, what: string): string {
