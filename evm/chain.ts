@@ -8,7 +8,7 @@ import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
-  Account, Address, KECCAK256_RLP, bigIntToHex, createAddressFromString,
+  Account, Address, KECCAK256_RLP, createAddressFromString,
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
@@ -233,7 +233,7 @@ export class EvmChain {
     const block = createBlock({
       header: { ...this.headerBase(0, evmTimestamp(this.genesis.genesisTime), ZERO_32, this.genesis.minBaseFee), stateRoot },
     }, { common: this.common });
-    const stored: StoredEvmBlock = { rlp: bytesToHex(block.serialize()), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
+    const stored: StoredEvmBlock = { rlp: block.serialize(), hash: bytesToHex(block.hash()), senders: [], receipts: [] };
     await this.store.writeBlock(0, stored, [], true);
     this.adoptHead(block, stored);
   }
@@ -290,7 +290,7 @@ export class EvmChain {
   }
 
   decode(stored: StoredEvmBlock): Block {
-    return createBlockFromRLP(hexToBytes(stored.rlp), { common: this.txCommon });
+    return createBlockFromRLP(stored.rlp, { common: this.txCommon });
   }
 
   private headerBase(height: number, timestamp: bigint, parentHash: Uint8Array, baseFee: bigint): HeaderData {
@@ -450,7 +450,7 @@ export class EvmChain {
     const rlp = blockRlp(header.serialize(), included.map((t) => t.bytes));
     const clockRec = clockRecord(clock);
     const stored: StoredEvmBlock = {
-      rlp: bytesToHex(rlp), hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts,
+      rlp, hash: bytesToHex(block.hash()), senders: included.map((t) => t.sender), receipts,
       ...(b.hasReleases ? { released } : {}), ...(clockRec === undefined ? {} : { clock: clockRec }),
     };
     const written = this.queueWrite(height, stored, included.map((t) => t.hash), sync);
@@ -483,7 +483,7 @@ export class EvmChain {
     const header = createBlockHeader({ ...headerData, stateRoot, gasUsed: 0n, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP }, { common: this.txCommon });
     const block = new Block(header, [], [], [], { common: this.txCommon });
     const clockRec = clockRecord(clock);
-    const stored: StoredEvmBlock = { rlp: bytesToHex(blockRlp(header.serialize(), [])), hash: bytesToHex(block.hash()), senders: [], receipts: [], ...(clockRec === undefined ? {} : { clock: clockRec }) };
+    const stored: StoredEvmBlock = { rlp: blockRlp(header.serialize(), []), hash: bytesToHex(block.hash()), senders: [], receipts: [], ...(clockRec === undefined ? {} : { clock: clockRec }) };
     const written = this.queueWrite(height, stored, [], sync);
     this.clock = clock;
     this.adoptHead(block, stored);
@@ -661,9 +661,9 @@ const EMPTY_BLOOM = new Uint8Array(256);
 function storedReceipt(t: IncludedTx): StoredReceipt {
   return {
     status: t.status,
-    cumulativeGasUsed: bigIntToHex(t.cumulative),
-    gasUsed: bigIntToHex(t.gasUsed),
-    effectiveGasPrice: bigIntToHex(t.gasPrice),
+    cumulativeGasUsed: t.cumulative,
+    gasUsed: t.gasUsed,
+    effectiveGasPrice: t.gasPrice,
     logs: t.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((x) => bytesToHex(x)), data: bytesToHex(data) })),
     // No logs, so an all-zero bloom: left out (read as zeros), whichever path ran the transaction.
     ...(t.bloom === null || t.logs.length === 0 ? {} : { logsBloom: bytesToHex(t.bloom) }),

@@ -2,6 +2,7 @@
 // exchange state. It knows nothing of networks or clocks: blocks come in, state and receipts out.
 export { EvmChain, evmTimestamp, impersonate, RELEASE_GAS, type EvmRelease, type EvmGenesis, type EvmTxInput, type EvmSignedInput, type EvmDevnetInput, type EvmTxOutcome, type ExecutedEvmBlock, type RanEvmBlock, type Pause, type DecodedEvmTx } from './chain.ts';
 export { EvmStore, type StoredEvmBlock, type StoredReceipt, type StoredLog } from './store.ts';
+export { decodeStoredBlock, encodeStoredBlock } from './stored-block.ts';
 export { makeCommon, EVM_HARDFORK } from './common.ts';
 export { CallSession, MAX_TX_GAS, type CallRequest, type StateOverrides, type AccountOverride } from './call.ts';
 export { exchangePrecompiles, ExchangeViewUnavailable, PRECOMPILE, type ExchangeView, type ExchangeViews, type DelegationView } from './precompiles.ts';

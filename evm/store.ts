@@ -1,9 +1,10 @@
 // EVM blocks, receipts and the transaction index in level, beside the state trie. Keys:
-// block!<height hex16> -> StoredEvmBlock, hash!<block hash> -> height, tx!<tx hash> -> [height, index],
+// block!<height hex16> -> StoredEvmBlock (evm/stored-block.ts), hash!<block hash> -> height, tx!<tx hash> -> [height, index],
 // meta!head -> height. Trie nodes live in their own sublevel `trie`.
 import { Level } from 'level';
 import { sublevelPrefix, writeRaw, type RawOp } from '../primitives/index.ts';
 import type { AnyLevel } from './level-db.ts';
+import { decodeStoredBlock, encodeStoredBlock } from './stored-block.ts';
 
 export interface StoredLog {
   readonly address: string;
@@ -13,19 +14,18 @@ export interface StoredLog {
 
 export interface StoredReceipt {
   readonly status: 0 | 1;
-  /** Hex quantities. */
-  readonly cumulativeGasUsed: string;
-  readonly gasUsed: string;
-  readonly effectiveGasPrice: string;
+  readonly cumulativeGasUsed: bigint;
+  readonly gasUsed: bigint;
+  readonly effectiveGasPrice: bigint;
   readonly logs: StoredLog[];
-  /** Hex; absent when the receipt has no logs (all zeros): 514 characters of JSON saved per transfer. */
+  /** Hex; absent when the receipt has no logs (all zeros). */
   readonly logsBloom?: string;
   readonly contractAddress: string | null;
 }
 
 export interface StoredEvmBlock {
-  /** The block's RLP (header and transactions), hex. */
-  readonly rlp: string;
+  /** The block's RLP (header and transactions). */
+  readonly rlp: Uint8Array;
   readonly hash: string;
   /** Sender of each transaction. */
   readonly senders: string[];
@@ -50,7 +50,7 @@ export class EvmStore {
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
-    this.blocks = this.db.sublevel<string, StoredEvmBlock>('block', { valueEncoding: 'json' });
+    this.blocks = this.db.sublevel<string, Uint8Array>('block', { valueEncoding: 'view' });
     this.hashes = this.db.sublevel<string, number>('hash', { valueEncoding: 'json' });
     this.txs = this.db.sublevel<string, [number, number]>('tx', { valueEncoding: 'json' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
@@ -70,8 +70,9 @@ export class EvmStore {
     return (await this.meta.get('head')) as number | undefined;
   }
 
-  block(height: number): Promise<StoredEvmBlock | undefined> {
-    return this.blocks.get(key(height));
+  async block(height: number): Promise<StoredEvmBlock | undefined> {
+    const v = await this.blocks.get(key(height));
+    return v === undefined ? undefined : decodeStoredBlock(v);
   }
 
   heightOfHash(hash: string): Promise<number | undefined> {
@@ -93,10 +94,10 @@ export class EvmStore {
    * height is executed again; lookups through the indexes check the block they land on.
    */
   async writeBlock(height: number, b: StoredEvmBlock, txHashes: readonly string[], sync: boolean): Promise<void> {
-    // One batch, written as the sublevels' 'json' encoding stores it (one entry per transaction).
+    // One batch, written as the sublevels' encodings store it (one index entry per transaction).
     const p = this.prefix;
     const ops: RawOp[] = [
-      { type: 'put', key: p.block + key(height), value: JSON.stringify(b) },
+      { type: 'put', key: p.block + key(height), value: encodeStoredBlock(b) },
       { type: 'put', key: p.hash + b.hash, value: String(height) },
     ];
     for (let i = 0; i < txHashes.length; i++) ops.push({ type: 'put', key: p.tx + txHashes[i], value: `[${height},${i}]` });

@@ -124,13 +124,13 @@ export function receiptJson(block: Block, stored: StoredEvmBlock, index: number)
     blockNumber: hex(block.header.number),
     from: stored.senders[index],
     to: tx.to === undefined ? null : tx.to.toString(),
-    cumulativeGasUsed: r.cumulativeGasUsed,
-    gasUsed: r.gasUsed,
+    cumulativeGasUsed: hex(r.cumulativeGasUsed),
+    gasUsed: hex(r.gasUsed),
     contractAddress: r.contractAddress,
     logs: logsOf(block, stored, index),
     logsBloom: r.logsBloom ?? EMPTY_BLOOM_HEX,
     status: hex(r.status),
-    effectiveGasPrice: r.effectiveGasPrice,
+    effectiveGasPrice: hex(r.effectiveGasPrice),
     type: hex(tx.type),
   };
 }

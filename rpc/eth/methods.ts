@@ -331,8 +331,8 @@ async function feeHistory(params: unknown[], ctx: MethodContext): Promise<unknow
 function rewardPercentiles(b: Found, baseFee: bigint, percentiles: number[]): string[] {
   if (b.block.transactions.length === 0) return percentiles.map(() => '0x0');
   const items = b.block.transactions.map((tx, i) => ({
-    tip: BigInt(b.stored.receipts[i]?.effectiveGasPrice ?? '0x0') - baseFee,
-    gas: BigInt(b.stored.receipts[i]?.gasUsed ?? '0x0'),
+    tip: (b.stored.receipts[i]?.effectiveGasPrice ?? 0n) - baseFee,
+    gas: b.stored.receipts[i]?.gasUsed ?? 0n,
   })).sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
   const total = Number(b.block.header.gasUsed);
   return percentiles.map((p) => {

@@ -47,7 +47,7 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(out.outcomes[1]?.error, null);
   t.match(out.outcomes[2]?.error, /nonce/, 'a wrong nonce is left out of the block');
   t.equal(out.block.transactions.length, 2);
-  t.equal(out.stored.receipts[1]?.cumulativeGasUsed, '0xa410', 'cumulative gas 42000');
+  t.equal(out.stored.receipts[1]?.cumulativeGasUsed, 42000n, 'cumulative gas 42000');
   t.equal(out.block.header.timestamp, BigInt(Math.floor((genesis.genesisTime + 1500) / 1000)));
   t.not(out.stateRoot, genesisRoot);
   t.equal(await balance(chain, dest), 12n);
@@ -58,9 +58,9 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(empty.stateRoot, out.stateRoot, 'an empty block keeps the state root');
   // Built on the decoding Common without createBlock: the block ethereumjs builds from the same header.
   const plain = createBlock({ header: { ...empty.block.header.toJSON() } }, { common: makeCommon(genesis.chainId) });
-  t.equal(empty.stored.rlp, bytesToHex(plain.serialize()), 'the empty block serializes as ethereumjs builds it');
+  t.equal(bytesToHex(empty.stored.rlp), bytesToHex(plain.serialize()), 'the empty block serializes as ethereumjs builds it');
   t.equal(empty.stored.hash, bytesToHex(plain.hash()), 'with its hash');
-  t.equal(bytesToHex(createBlockFromRLP(hexToBytes(empty.stored.rlp), { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
+  t.equal(bytesToHex(createBlockFromRLP(empty.stored.rlp, { common: makeCommon(genesis.chainId) }).hash()), empty.hash, 'and decodes back to it');
   t.equal(await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`), undefined, 'no receipt before the node marks the block durable');
   t.equal(chain.readHeight, 0, 'nor does a reader see the executed blocks as latest (eth_blockNumber)');
   chain.markDurable(1);

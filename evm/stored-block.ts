@@ -1,0 +1,230 @@
+// A stored EVM block as bytes: RLP([version, block RLP, hash, senders, receipts, released, clock]).
+// Written once a block (thousands of transactions in a busy one) and read for RPC answers. Its
+// earlier form, JSON text with the block's RLP and every quantity in hex, was about 7% of the
+// event loop's time under EVM transfers: the block's RLP printed to hex, the JSON written (V8
+// builds a large result as a rope), flattened and copied twice more on its way into LevelDB.
+// Values written in that form (they start with `{`) still read.
+//
+//   senders   one byte string, 20 bytes a transaction
+//   receipt   [status, cumulativeGasUsed, gasUsed, effectiveGasPrice, logs, logsBloom, contractAddress]
+//             (integers minimal big-endian; logsBloom and contractAddress empty when absent)
+//   log       [address, [topic...], data]
+//   released  one byte (0 or 1) a release; empty when the block made none
+//   clock     [] for none, else [offset, next?] as decimal text
+import { RLP } from '@ethereumjs/rlp';
+import { headerSize, writeHeader } from './rlp-write.ts';
+import type { StoredEvmBlock, StoredLog, StoredReceipt } from './store.ts';
+
+const VERSION = 1;
+const JSON_OPEN = 0x7b; // '{': the first byte of a value written as JSON
+
+/** Bytes of the minimal big-endian form of `v` (0 for zero). */
+function uintLength(v: bigint): number {
+  if (v <= 0xffffffffffffn) {
+    let n = Number(v);
+    let k = 0;
+    for (; n > 0; n = Math.floor(n / 256)) k++;
+    return k;
+  }
+  return (v.toString(16).length + 1) >> 1;
+}
+
+/** Bytes of the RLP of integer `v` (at most 32 bytes, so its header is one byte). */
+function intSize(v: bigint): number {
+  return v < 0x80n ? 1 : 1 + uintLength(v);
+}
+
+function writeInt(out: Uint8Array, at: number, v: bigint): number {
+  if (v === 0n) {
+    out[at] = 0x80;
+    return at + 1;
+  }
+  if (v < 0x80n) {
+    out[at] = Number(v);
+    return at + 1;
+  }
+  const len = uintLength(v);
+  out[at] = 0x80 + len;
+  if (v <= 0xffffffffffffn) {
+    for (let i = len, n = Number(v); i >= 1; i--, n = Math.floor(n / 256)) out[at + i] = n % 256;
+  } else {
+    for (let i = len, n = v; i >= 1; i--, n >>= 8n) out[at + i] = Number(n & 0xffn);
+  }
+  return at + 1 + len;
+}
+
+function stringSizeOf(length: number, first: number | undefined): number {
+  return length === 1 && (first as number) < 0x80 ? 1 : headerSize(length) + length;
+}
+
+function writeBytes(out: Uint8Array, at: number, b: Uint8Array): number {
+  if (b.length === 1 && (b[0] as number) < 0x80) {
+    out[at] = b[0] as number;
+    return at + 1;
+  }
+  at = writeHeader(out, at, b.length, 0x80);
+  out.set(b, at);
+  return at + b.length;
+}
+
+const hexBytes = (s: string): Uint8Array => Buffer.from(s.slice(2), 'hex');
+const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+const EMPTY = new Uint8Array(0);
+/** A plain Uint8Array over the same bytes (decoders and Buffer hand back Buffers). */
+const plain = (b: Uint8Array): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.length);
+
+/** The parts of a receipt that need converting before they are written (logs, bloom, creator). */
+interface ReceiptParts {
+  readonly logs: Uint8Array[][] | null;
+  readonly logsPayload: number;
+  readonly bloom: Uint8Array;
+  readonly contract: Uint8Array;
+  readonly payload: number;
+}
+
+function logItems(l: StoredLog): Uint8Array[] {
+  return [hexBytes(l.address), ...l.topics.map(hexBytes), hexBytes(l.data)];
+}
+
+/** Payload bytes of a log's list: [address, [topics], data]. */
+function logPayload(items: Uint8Array[]): number {
+  let topics = 0;
+  for (let i = 1; i < items.length - 1; i++) topics += stringSizeOf((items[i] as Uint8Array).length, (items[i] as Uint8Array)[0]);
+  const address = items[0] as Uint8Array;
+  const data = items[items.length - 1] as Uint8Array;
+  return stringSizeOf(address.length, address[0]) + headerSize(topics) + topics + stringSizeOf(data.length, data[0]);
+}
+
+function receiptParts(r: StoredReceipt): ReceiptParts {
+  const logs = r.logs.length === 0 ? null : r.logs.map(logItems);
+  let logsPayload = 0;
+  for (const l of logs ?? []) {
+    const p = logPayload(l);
+    logsPayload += headerSize(p) + p;
+  }
+  const bloom = r.logsBloom === undefined ? EMPTY : hexBytes(r.logsBloom);
+  const contract = r.contractAddress === null ? EMPTY : hexBytes(r.contractAddress);
+  const payload = 1 + intSize(r.cumulativeGasUsed) + intSize(r.gasUsed) + intSize(r.effectiveGasPrice)
+    + headerSize(logsPayload) + logsPayload + stringSizeOf(bloom.length, bloom[0]) + stringSizeOf(contract.length, contract[0]);
+  return { logs, logsPayload, bloom, contract, payload };
+}
+
+function writeLog(out: Uint8Array, at: number, items: Uint8Array[]): number {
+  at = writeHeader(out, at, logPayload(items), 0xc0);
+  at = writeBytes(out, at, items[0] as Uint8Array);
+  let topics = 0;
+  for (let i = 1; i < items.length - 1; i++) topics += stringSizeOf((items[i] as Uint8Array).length, (items[i] as Uint8Array)[0]);
+  at = writeHeader(out, at, topics, 0xc0);
+  for (let i = 1; i < items.length - 1; i++) at = writeBytes(out, at, items[i] as Uint8Array);
+  return writeBytes(out, at, items[items.length - 1] as Uint8Array);
+}
+
+/** The bytes a block is stored as. */
+export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
+  const hash = hexBytes(b.hash);
+  const sendersLength = b.senders.length * 20;
+  const parts = b.receipts.map(receiptParts);
+  let receiptsPayload = 0;
+  for (const p of parts) receiptsPayload += headerSize(p.payload) + p.payload;
+  const released = b.released === undefined ? EMPTY : Uint8Array.from(b.released, (x) => (x ? 1 : 0));
+  const clock = b.clock === undefined ? [] : [text(b.clock.offset), ...(b.clock.next === undefined ? [] : [text(b.clock.next)])];
+  const clockEncoded = RLP.encode(clock);
+  const payload = 1 + stringSizeOf(b.rlp.length, b.rlp[0]) + stringSizeOf(hash.length, hash[0]) + headerSize(sendersLength) + sendersLength
+    + headerSize(receiptsPayload) + receiptsPayload + stringSizeOf(released.length, released[0]) + clockEncoded.length;
+  const out = new Uint8Array(headerSize(payload) + payload);
+  const view = Buffer.from(out.buffer, out.byteOffset, out.length);
+  let at = writeHeader(out, 0, payload, 0xc0);
+  out[at++] = VERSION;
+  at = writeBytes(out, at, b.rlp);
+  at = writeBytes(out, at, hash);
+  at = writeHeader(out, at, sendersLength, 0x80);
+  for (const s of b.senders) {
+    if (s.length !== 42 || view.write(s.slice(2), at, 20, 'hex') !== 20) throw new Error(`invariant: sender ${s} is not an address`);
+    at += 20;
+  }
+  at = writeHeader(out, at, receiptsPayload, 0xc0);
+  b.receipts.forEach((r, i) => {
+    const p = parts[i] as ReceiptParts;
+    at = writeHeader(out, at, p.payload, 0xc0);
+    out[at++] = r.status === 1 ? 1 : 0x80;
+    at = writeInt(out, at, r.cumulativeGasUsed);
+    at = writeInt(out, at, r.gasUsed);
+    at = writeInt(out, at, r.effectiveGasPrice);
+    at = writeHeader(out, at, p.logsPayload, 0xc0);
+    for (const l of p.logs ?? []) at = writeLog(out, at, l);
+    at = writeBytes(out, at, p.bloom);
+    at = writeBytes(out, at, p.contract);
+  });
+  at = writeBytes(out, at, released);
+  out.set(clockEncoded, at);
+  at += clockEncoded.length;
+  if (at !== out.length) throw new Error(`invariant: stored block encoded to ${at} of ${out.length} bytes`);
+  return out;
+}
+
+type Decoded = Uint8Array | Decoded[];
+
+const hexOf = (b: Uint8Array): string => `0x${Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')}`;
+const intOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt(hexOf(b)));
+const bytesItem = (d: Decoded | undefined): Uint8Array => {
+  if (!(d instanceof Uint8Array)) throw new Error('stored EVM block: a list where bytes belong');
+  return d;
+};
+const listItem = (d: Decoded | undefined): Decoded[] => {
+  if (!Array.isArray(d)) throw new Error('stored EVM block: bytes where a list belongs');
+  return d;
+};
+
+function receiptOf(d: Decoded): StoredReceipt {
+  const [status, cumulative, gasUsed, price, logs, bloom, contract] = listItem(d);
+  const logsBloom = bytesItem(bloom);
+  const creator = bytesItem(contract);
+  return {
+    status: bytesItem(status).length === 0 ? 0 : 1,
+    cumulativeGasUsed: intOf(bytesItem(cumulative)),
+    gasUsed: intOf(bytesItem(gasUsed)),
+    effectiveGasPrice: intOf(bytesItem(price)),
+    logs: listItem(logs).map((l) => {
+      const [address, topics, data] = listItem(l);
+      return { address: hexOf(bytesItem(address)), topics: listItem(topics).map((t) => hexOf(bytesItem(t))), data: hexOf(bytesItem(data)) };
+    }),
+    ...(logsBloom.length === 0 ? {} : { logsBloom: hexOf(logsBloom) }),
+    contractAddress: creator.length === 0 ? null : hexOf(creator),
+  };
+}
+
+/** A receipt as the JSON form stored it (quantities in hex). */
+interface JsonReceipt extends Omit<StoredReceipt, 'cumulativeGasUsed' | 'gasUsed' | 'effectiveGasPrice'> {
+  readonly cumulativeGasUsed: string;
+  readonly gasUsed: string;
+  readonly effectiveGasPrice: string;
+}
+
+function fromJson(j: Omit<StoredEvmBlock, 'rlp' | 'receipts'> & { rlp: string; receipts: JsonReceipt[] }): StoredEvmBlock {
+  return {
+    ...j,
+    rlp: plain(hexBytes(j.rlp)),
+    receipts: j.receipts.map((r) => ({ ...r, cumulativeGasUsed: BigInt(r.cumulativeGasUsed), gasUsed: BigInt(r.gasUsed), effectiveGasPrice: BigInt(r.effectiveGasPrice) })),
+  };
+}
+
+/** A block from the bytes it is stored as (either form). */
+export function decodeStoredBlock(v: Uint8Array): StoredEvmBlock {
+  if (v[0] === JSON_OPEN) return fromJson(JSON.parse(Buffer.from(v.buffer, v.byteOffset, v.length).toString('utf8')));
+  const [version, rlp, hash, senders, receipts, released, clock] = listItem(RLP.decode(v) as Decoded);
+  const ver = bytesItem(version);
+  if (ver.length !== 1 || ver[0] !== VERSION) throw new Error(`stored EVM block: unknown version ${hexOf(ver)}`);
+  const sendersBytes = bytesItem(senders);
+  const sendersOut: string[] = [];
+  for (let i = 0; i < sendersBytes.length; i += 20) sendersOut.push(hexOf(sendersBytes.subarray(i, i + 20)));
+  const releasedBytes = bytesItem(released);
+  const clockItems = listItem(clock).map((x) => Buffer.from(bytesItem(x)).toString('latin1'));
+  return {
+    rlp: plain(bytesItem(rlp)),
+    hash: hexOf(bytesItem(hash)),
+    senders: sendersOut,
+    receipts: listItem(receipts).map(receiptOf),
+    ...(releasedBytes.length === 0 ? {} : { released: Array.from(releasedBytes, (x) => x === 1) }),
+    ...(clockItems.length === 0 ? {} : { clock: { offset: clockItems[0] as string, ...(clockItems[1] === undefined ? {} : { next: clockItems[1] }) } }),
+  };
+}
