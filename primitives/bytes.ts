@@ -20,7 +20,30 @@ function copyOf(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Two hex digits a byte, as one 16-bit unit in the machine's byte order (first digit first in memory). */
+const HEX_PAIRS = (() => {
+  const digits = Buffer.from('0123456789abcdef', 'latin1');
+  const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+  return Uint16Array.from({ length: 256 }, (_, i) => {
+    const hi = digits[i >> 4] as number;
+    const lo = digits[i & 15] as number;
+    return littleEndian ? hi | (lo << 8) : (hi << 8) | lo;
+  });
+})();
+const SHORT_HEX = 64;
+/** `0x` and room for the digits of SHORT_HEX bytes, written by the short path of bytesToHex. */
+const hexScratch = Buffer.alloc(2 + 2 * SHORT_HEX);
+hexScratch.write('0x', 'latin1');
+const hexScratchPairs = new Uint16Array(hexScratch.buffer, hexScratch.byteOffset, hexScratch.length >> 1);
+
 export function bytesToHex(bytes: Uint8Array): string {
+  const n = bytes.length;
+  if (n <= SHORT_HEX) {
+    // One flat string: `0x${hex}` is a rope of two (three objects, flattened again when it is
+    // hashed as a map key), and hashes and addresses are mostly map keys.
+    for (let i = 0; i < n; i++) hexScratchPairs[1 + i] = HEX_PAIRS[bytes[i] as number] as number;
+    return hexScratch.toString('latin1', 0, 2 + 2 * n);
+  }
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
 }
 
