@@ -93,7 +93,7 @@ const intField = (b: Item | undefined, max: number): b is Uint8Array => b instan
  * (evm/common.ts). A copy each would be an object and an event emitter per transaction in
  * flight, outliving young collections.
  */
-interface Prepared { readonly common: Common; readonly eip1559: boolean; readonly gasCap: bigint }
+interface Prepared { readonly common: Common; readonly eip1559: boolean; readonly gasCap: bigint; readonly opts: { readonly common: Common } }
 const preparedByCommon = new WeakMap<Common, Prepared>();
 function prepared(common: Common): Prepared {
   let p = preparedByCommon.get(common);
@@ -101,7 +101,7 @@ function prepared(common: Common): Prepared {
     const copy = common.copy();
     copy.updateParams(paramsTx);
     const gasCap = copy.isActivatedEIP(7825) && !copy.isActivatedEIP(8037) ? BigInt(copy.param('maxTransactionGasLimit')) : MAX_INTEGER;
-    p = { common: copy, eip1559: copy.isActivatedEIP(1559), gasCap };
+    p = { common: copy, eip1559: copy.isActivatedEIP(1559), gasCap, opts: { common } };
     preparedByCommon.set(common, p);
   }
   return p;
@@ -112,7 +112,11 @@ function prepared(common: Common): Prepared {
  * constructor builds it (the same own properties in the same order, frozen), or null when any
  * value is one that constructor would check further or refuse: then it decides.
  */
-function fast1559(values: Item[], common: Common, opts: { common: Common }): TypedTransaction | null {
+/** What the constructor sets per transaction and nothing changes afterwards, shared. */
+const CAPABILITIES_1559: readonly number[] = Object.freeze([1559, 2718, 2930]);
+const NO_DATA = new Uint8Array(0);
+
+function fast1559(values: Item[], common: Common): TypedTransaction | null {
   if (values.length !== 12) return null;
   const [chainId, nonce, tip, maxFee, gasLimit, to, value, data, accessList, v, r, s] = values;
   if (!(chainId instanceof Uint8Array) || !intField(nonce, 7) || !intField(tip, 32) || !intField(maxFee, 32) || !intField(gasLimit, 8) || !intField(value, 32)) return null;
@@ -129,15 +133,16 @@ function fast1559(values: Item[], common: Common, opts: { common: Common }): Typ
   const tx = Object.create(FeeMarket1559Tx.prototype) as Record<string, unknown>;
   tx.type = TransactionType.FeeMarketEIP1559;
   tx.cache = {};
-  tx.activeCapabilities = [1559, 2718, 2930];
+  tx.activeCapabilities = CAPABILITIES_1559;
   tx.common = p.common;
-  tx.txOptions = opts;
-  // Own copies of the fields, as the constructor's toBytes makes (the decoded items are views).
+  tx.txOptions = p.opts;
+  // Own copies of the fields, as the constructor's toBytes makes (the decoded items are views);
+  // no data (a transfer) is one shared empty array, not an array per transaction in flight.
   tx.to = new Address(to.slice());
   tx.nonce = toBig(nonce);
   tx.gasLimit = gas;
   tx.value = toBig(value);
-  tx.data = data.slice();
+  tx.data = data.length === 0 ? NO_DATA : data.slice();
   tx.v = v.length === 0 ? 0n : 1n;
   tx.r = toBig(r);
   tx.s = sBig;
@@ -156,7 +161,7 @@ export function decodeTransaction(raw: Uint8Array, common: Common): TypedTransac
   if (type === TransactionType.FeeMarketEIP1559 || type === TransactionType.AccessListEIP2930) {
     const values = wholeList(bytes, 1);
     if (values !== null) {
-      if (type === TransactionType.FeeMarketEIP1559) return fast1559(values, common, opts) ?? create1559FeeMarketTxFromBytesArray(values as never, opts);
+      if (type === TransactionType.FeeMarketEIP1559) return fast1559(values, common) ?? create1559FeeMarketTxFromBytesArray(values as never, opts);
       return createAccessList2930TxFromBytesArray(values as never, opts);
     }
   } else if (type >= 0xc0) {

@@ -156,8 +156,9 @@ export class EvmPool {
     q.pending.set(p.nonce, p);
     this.byHash.set(p.hash, p);
     if (p.nonce >= q.next) q.next = p.nonce + 1n;
-    // Nobody awaits an EVM transaction's block: its outcome is read from receipts.
-    this.mempool.enqueue({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit, evm: { tx: p.tx, sender: p.sender } });
+    // Nobody awaits an EVM transaction's block: its outcome is read from receipts. The pool's
+    // record is the decoded transaction the block's execution takes (one record a transaction).
+    this.mempool.enqueue({ bytes: p.bytes, hash: p.hash, signer: p.publicKey, nonce: null, gas: p.tx.gasLimit, evm: p });
     this.onAdmitted(p.bytes);
     for (const l of this.pendingListeners) l(p.hash);
   }
