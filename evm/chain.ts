@@ -49,6 +49,8 @@ export interface EvmSignedInput {
 export interface DecodedEvmTx {
   readonly tx: TypedTransaction;
   readonly sender: string;
+  /** keccak256 of the transaction's bytes (lowercase 0x hex), when admission computed it. */
+  readonly hash?: string;
 }
 
 /** A devnet system transaction's operation (evm/devnet.ts), at its place among the block's transactions. */
@@ -385,8 +387,8 @@ export class EvmChain {
       } else known = input.decoded;
       try {
         const tx = known?.tx ?? this.decodeTx(input.bytes);
-        // keccak256 of the bytes: admission filled tx.cache.hash with it.
-        hash = bytesToHex(tx.cache.hash ?? keccak256(input.bytes));
+        // keccak256 of the bytes: admission computed it.
+        hash = known?.hash ?? bytesToHex(tx.cache.hash ?? keccak256(input.bytes));
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');

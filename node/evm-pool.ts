@@ -5,7 +5,7 @@
 // sender's next one waits here (bounded) until the gap is filled, as geth's queue does.
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { signatureParts, type EvmChain, type ExecutedEvmBlock } from '../evm/index.ts';
-import { bytesToHex, keccak256 } from '../primitives/index.ts';
+import { keccak256Hex } from '../primitives/index.ts';
 import { RpcError } from '../rpc/index.ts';
 import type { Mempool } from './mempool.ts';
 import type { SignerRecovery } from './signer-pool.ts';
@@ -67,10 +67,9 @@ export class EvmPool {
   async submit(bytes: Uint8Array): Promise<string> {
     const tx = this.decode(bytes);
     // The hash of the bytes as received: ethereumjs decodes only canonical encodings, so these are
-    // the bytes tx.hash() would re-encode; its cache is filled so it never re-encodes them.
-    const hashBytes = keccak256(bytes);
-    tx.cache.hash = hashBytes;
-    const hash = bytesToHex(hashBytes);
+    // the bytes tx.hash() would re-encode. It travels as text with the pool's record (the block
+    // takes it from there); tx.hash() computes it again only for an RPC answer from a block in memory.
+    const hash = keccak256Hex(bytes);
     // A transaction already in a block is refused by the nonce check below, as geth refuses it.
     if (this.byHash.has(hash)) throw rejected('already known');
     const signer = await this.recovery.recoverEvm(signatureParts(tx, bytes));

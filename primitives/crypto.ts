@@ -73,6 +73,12 @@ export function keccak256Noble(data: Uint8Array): Uint8Array {
   return keccak_256(data);
 }
 
+/** keccak256 as 0x hex, without the hash's own array on the WebAssembly path. */
+export function keccak256Hex(data: Uint8Array): string {
+  if (wasmKeccak !== null) return bytesToHex(wasmKeccak.init().update(data).digestView());
+  return bytesToHex(keccak256(data));
+}
+
 export function keccak256(data: Uint8Array): Uint8Array {
   if (wasmKeccak !== null) {
     // One hasher per thread, reset per call: JS is single-threaded, so calls never interleave.

@@ -232,6 +232,17 @@ export class KeccakSponge {
 
   /** The hash of what was absorbed since `init` (the sponge must be initialized again after). */
   digest(): Uint8Array {
+    this.finish();
+    return this.mem.slice(STATE, STATE + 32);
+  }
+
+  /** As `digest`, but a view into the sponge's memory: valid until the sponge is used again. */
+  digestView(): Uint8Array {
+    this.finish();
+    return this.mem.subarray(STATE, STATE + 32);
+  }
+
+  private finish(): void {
     const mem = this.mem;
     const p = this.pending;
     mem.fill(0, INPUT + p, INPUT + RATE);
@@ -239,6 +250,5 @@ export class KeccakSponge {
     mem[INPUT + RATE - 1] = (mem[INPUT + RATE - 1] as number) | 0x80;
     this.absorb(INPUT, 1);
     this.pending = 0;
-    return mem.slice(STATE, STATE + 32);
   }
 }

@@ -92,7 +92,7 @@ t.test('native and pure JS recovery agree, also on bad signatures', async (t) =>
 });
 
 t.test('native and pure JS keccak256 agree on every length around the rate, on views and on ethers', async (t) => {
-  const { nativeKeccak256, keccak256, keccak256Noble, bytesToHex } = await import('../../primitives/index.ts');
+  const { nativeKeccak256, keccak256, keccak256Hex, keccak256Noble, bytesToHex } = await import('../../primitives/index.ts');
   t.ok(nativeKeccak256(), 'the native keccak loads on this platform');
   const seed = 20261122;
   let x = seed;
@@ -102,12 +102,12 @@ t.test('native and pure JS keccak256 agree on every length around the rate, on v
     const offset = next() % 500;
     const view = backing.subarray(offset, offset + len);
     const got = bytesToHex(keccak256(view));
-    if (got !== bytesToHex(keccak256Noble(view)) || got !== keccak(view)) {
+    if (got !== bytesToHex(keccak256Noble(view)) || got !== keccak(view) || keccak256Hex(view) !== got) {
       t.fail(`keccak256 differs at length ${len}, offset ${offset} (seed ${seed})`);
       return;
     }
   }
-  t.pass('601 lengths agree');
+  t.pass('601 lengths agree (keccak256Hex too)');
   const { keccak256Parts } = await import('../../primitives/index.ts');
   for (let n = 0; n < 200; n++) {
     const parts = Array.from({ length: next() % 4 }, () => backing.subarray(next() % 600, next() % 600 + 600).subarray(0, next() % 300));
