@@ -180,8 +180,7 @@ export class Chain implements BftApp {
   async storedBlock(height: number): Promise<{ block: Block; commit: Commit } | undefined> {
     const s = await this.store.block(height);
     if (s === undefined) return undefined;
-    const txs = s.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64')));
-    return { block: { header: s.header, txs, ...(s.evidence !== undefined ? { evidence: s.evidence } : {}) }, commit: s.commit };
+    return { block: { header: s.header, txs: s.txs, ...(s.evidence !== undefined ? { evidence: s.evidence } : {}) }, commit: s.commit };
   }
 
   evidenceCommitted(key: string): boolean {
@@ -461,7 +460,7 @@ export class Chain implements BftApp {
       const prevTime = this.headState.time;
       const stored = await this.store.block(h);
       if (stored === undefined) throw new Error(`block ${h} missing from the store (head is ${to.height})`);
-      const block: Block = { header: stored.header, txs: stored.txs.map((t) => new Uint8Array(Buffer.from(t, 'base64'))) };
+      const block: Block = { header: stored.header, txs: stored.txs };
       const executed = await this.execute(block, stored.signers);
       // Header h+1 records the app hash after h; the head records the last one.
       const recorded = h === to.height ? to.appHash : (await this.store.block(h + 1))?.header.appHash;

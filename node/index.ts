@@ -17,6 +17,7 @@ export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSampl
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
+export { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 export { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 export {
   Indexer, IndexerClient, INDEXER_THREAD_LIMITS, LevelHistoryStore, PostgresHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, migrate, HISTORY_MIGRATIONS,

@@ -40,8 +40,8 @@ function dailyVolume(fills: readonly FillRecord[]): { date: string; userCross: s
 
 /** A stored block as `/v1/blocks` shows it: header fields and what each transaction is. */
 function blockSummary(b: StoredBlock): BlockSummary {
-  const txs = b.txs.map((text, i): BlockTxSummary => {
-    const bytes = Buffer.from(text, 'base64');
+  const txs = b.txs.map((tx, i): BlockTxSummary => {
+    const bytes = Buffer.from(tx.buffer, tx.byteOffset, tx.length);
     const hash = txHash(bytes);
     if (isEvmTx(bytes)) return { hash, kind: 'evm', type: 'evm', signer: null, vaultAddress: null };
     let parsed: Record<string, unknown> | null = null;

@@ -1,14 +1,16 @@
 // The node's level database: blocks with their commits, the committed head, state snapshots and
 // the indexer's records. One block and everything derived from it are written in one batch.
 import { Level } from 'level';
-import { evidenceKey, type Block, type BlockHeader, type Commit, type Evidence } from '../consensus/index.ts';
+import { evidenceKey, type Block, type Commit } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
 import { sublevelPrefix, writeRaw, type Json, type RawOp } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
+import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 
 export type { OrderStatusRecord } from './stored-records.ts';
+export type { StoredBlock } from './stored-block.ts';
 
 export interface StoredHead {
   readonly height: number;
@@ -17,17 +19,6 @@ export interface StoredHead {
   readonly appHash: string;
   /** Fills indexed so far; the next fill's sequence number. */
   readonly fillSeq: number;
-}
-
-export interface StoredBlock {
-  readonly header: BlockHeader;
-  /** Transactions, base64. */
-  readonly txs: string[];
-  /** Recovered signer of each transaction (a local verification cache). */
-  readonly signers: string[];
-  readonly commit: Commit;
-  /** Equivocation evidence the block commits (BFT); absent when none. */
-  readonly evidence?: Evidence[];
 }
 
 export interface StoredSnapshot {
@@ -78,7 +69,7 @@ export class ChainStore {
 
   constructor(readonly path: string) {
     this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
-    this.blocks = this.db.sublevel<string, StoredBlock>('block', { valueEncoding: 'json' });
+    this.blocks = this.db.sublevel<string, Uint8Array>('block', { valueEncoding: 'view' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     // Packed entries (stored-records.ts): a user's fills of one block under its first fill's
     // sequence number, an order's last status under its oid.
@@ -138,23 +129,22 @@ export class ChainStore {
     return this.meta.put('snapshot', s, { sync: true } as never);
   }
 
-  block(height: number): Promise<StoredBlock | undefined> {
-    return this.blocks.get(key(height));
+  async block(height: number): Promise<StoredBlock | undefined> {
+    const v = await this.blocks.get(key(height));
+    return v === undefined ? undefined : decodeChainBlock(v);
   }
 
   async writeBlock(w: BlockWrite): Promise<void> {
     const stored: StoredBlock = {
       header: w.block.header,
-      // A view of each transaction's bytes (Buffer.from of a Uint8Array would copy them first).
-      txs: w.block.txs.map((tx) => Buffer.from(tx.buffer, tx.byteOffset, tx.byteLength).toString('base64')),
-      signers: [...w.signers],
+      txs: w.block.txs,
+      signers: w.signers,
       commit: w.commit,
       ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
-    // One batch, written as the sublevels' 'json' encoding stores it (several entries per action).
-    const ops: RawOp[] = [];
+    // One batch, written as the sublevels' encodings store it (several entries per action).
+    const ops: RawOp[] = [{ type: 'put', key: sublevelPrefix(this.blocks) + key(w.block.header.height), value: encodeChainBlock(stored) }];
     const put = (k: string, value: unknown, sublevel: object) => ops.push({ type: 'put', key: sublevelPrefix(sublevel) + k, value: JSON.stringify(value) });
-    put(key(w.block.header.height), stored, this.blocks);
     put('head', w.head, this.meta);
     const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
     for (const f of w.fills) {

@@ -173,7 +173,7 @@ export async function scanStoredActions(dataDir: string, onAction: (height: numb
       block.txs.forEach((tx, i) => {
         const signer = block.signers[i];
         if (signer === undefined || signer === '' || signer.length !== 42) return; // system and EVM transactions
-        const req = decodeRequest(Buffer.from(tx, 'base64'));
+        const req = decodeRequest(tx);
         if (req !== null) onAction(h, signer.toLowerCase(), req.nonce);
       });
     }

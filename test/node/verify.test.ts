@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Level } from 'level';
 import t from 'tap';
-import { NodeStartError, verifyDataDir } from '../../node/index.ts';
+import { NodeStartError, decodeChainBlock, encodeChainBlock, verifyDataDir } from '../../node/index.ts';
 import { limit, orderAction, startNode, tempDir, wallets } from '../support/node.ts';
 
 const SNAPSHOT_INTERVAL = 4;
@@ -67,13 +67,15 @@ t.test('a snapshot that does not hash to its recorded hash is not used: start-up
 t.test('a block that does not replay to its recorded app hash is named; a directory in use is refused', async (t) => {
   const { dataDir } = await tradedDir(t);
   const db = new Level<string, unknown>(join(dataDir, 'db'), { valueEncoding: 'json' });
-  const blocks = db.sublevel<string, { txs: string[] }>('block', { valueEncoding: 'json' });
+  const blocks = db.sublevel<string, Uint8Array>('block', { valueEncoding: 'view' });
   let tampered = -1;
-  for await (const [key, block] of blocks.iterator()) {
-    const i = block.txs.findIndex((tx) => Buffer.from(tx, 'base64').toString().includes('"p":"99003"'));
+  for await (const [key, value] of blocks.iterator()) {
+    const block = decodeChainBlock(value);
+    const i = block.txs.findIndex((tx) => Buffer.from(tx).toString().includes('"p":"99003"'));
     if (i < 0) continue;
-    block.txs[i] = Buffer.from(Buffer.from(block.txs[i] as string, 'base64').toString().replace('"p":"99003"', '"p":"99004"')).toString('base64');
-    await blocks.put(key, block);
+    const txs = [...block.txs];
+    txs[i] = Buffer.from(Buffer.from(txs[i] as Uint8Array).toString().replace('"p":"99003"', '"p":"99004"'));
+    await blocks.put(key, encodeChainBlock({ ...block, txs }));
     tampered = parseInt(key, 16);
     break;
   }
