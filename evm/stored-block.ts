@@ -12,7 +12,7 @@
 //   released  one byte (0 or 1) a release; empty when the block made none
 //   clock     [] for none, else [offset, next?] as decimal text
 import { RLP } from '@ethereumjs/rlp';
-import { headerSize, writeHeader } from './rlp-write.ts';
+import { headerSize, stringSize, writeHeader, writeString } from './rlp-write.ts';
 import type { StoredEvmBlock, StoredLog, StoredReceipt } from './store.ts';
 
 const VERSION = 1;
@@ -53,20 +53,6 @@ function writeInt(out: Uint8Array, at: number, v: bigint): number {
   return at + 1 + len;
 }
 
-function stringSizeOf(length: number, first: number | undefined): number {
-  return length === 1 && (first as number) < 0x80 ? 1 : headerSize(length) + length;
-}
-
-function writeBytes(out: Uint8Array, at: number, b: Uint8Array): number {
-  if (b.length === 1 && (b[0] as number) < 0x80) {
-    out[at] = b[0] as number;
-    return at + 1;
-  }
-  at = writeHeader(out, at, b.length, 0x80);
-  out.set(b, at);
-  return at + b.length;
-}
-
 const hexBytes = (s: string): Uint8Array => Buffer.from(s.slice(2), 'hex');
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
 const EMPTY = new Uint8Array(0);
@@ -89,10 +75,10 @@ function logItems(l: StoredLog): Uint8Array[] {
 /** Payload bytes of a log's list: [address, [topics], data]. */
 function logPayload(items: Uint8Array[]): number {
   let topics = 0;
-  for (let i = 1; i < items.length - 1; i++) topics += stringSizeOf((items[i] as Uint8Array).length, (items[i] as Uint8Array)[0]);
+  for (let i = 1; i < items.length - 1; i++) topics += stringSize(items[i] as Uint8Array);
   const address = items[0] as Uint8Array;
   const data = items[items.length - 1] as Uint8Array;
-  return stringSizeOf(address.length, address[0]) + headerSize(topics) + topics + stringSizeOf(data.length, data[0]);
+  return stringSize(address) + headerSize(topics) + topics + stringSize(data);
 }
 
 function receiptParts(r: StoredReceipt): ReceiptParts {
@@ -105,18 +91,18 @@ function receiptParts(r: StoredReceipt): ReceiptParts {
   const bloom = r.logsBloom === undefined ? EMPTY : hexBytes(r.logsBloom);
   const contract = r.contractAddress === null ? EMPTY : hexBytes(r.contractAddress);
   const payload = 1 + intSize(r.cumulativeGasUsed) + intSize(r.gasUsed) + intSize(r.effectiveGasPrice)
-    + headerSize(logsPayload) + logsPayload + stringSizeOf(bloom.length, bloom[0]) + stringSizeOf(contract.length, contract[0]);
+    + headerSize(logsPayload) + logsPayload + stringSize(bloom) + stringSize(contract);
   return { logs, logsPayload, bloom, contract, payload };
 }
 
 function writeLog(out: Uint8Array, at: number, items: Uint8Array[]): number {
   at = writeHeader(out, at, logPayload(items), 0xc0);
-  at = writeBytes(out, at, items[0] as Uint8Array);
+  at = writeString(out, at, items[0] as Uint8Array);
   let topics = 0;
-  for (let i = 1; i < items.length - 1; i++) topics += stringSizeOf((items[i] as Uint8Array).length, (items[i] as Uint8Array)[0]);
+  for (let i = 1; i < items.length - 1; i++) topics += stringSize(items[i] as Uint8Array);
   at = writeHeader(out, at, topics, 0xc0);
-  for (let i = 1; i < items.length - 1; i++) at = writeBytes(out, at, items[i] as Uint8Array);
-  return writeBytes(out, at, items[items.length - 1] as Uint8Array);
+  for (let i = 1; i < items.length - 1; i++) at = writeString(out, at, items[i] as Uint8Array);
+  return writeString(out, at, items[items.length - 1] as Uint8Array);
 }
 
 /** The bytes a block is stored as. */
@@ -129,14 +115,14 @@ export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
   const released = b.released === undefined ? EMPTY : Uint8Array.from(b.released, (x) => (x ? 1 : 0));
   const clock = b.clock === undefined ? [] : [text(b.clock.offset), ...(b.clock.next === undefined ? [] : [text(b.clock.next)])];
   const clockEncoded = RLP.encode(clock);
-  const payload = 1 + stringSizeOf(b.rlp.length, b.rlp[0]) + stringSizeOf(hash.length, hash[0]) + headerSize(sendersLength) + sendersLength
-    + headerSize(receiptsPayload) + receiptsPayload + stringSizeOf(released.length, released[0]) + clockEncoded.length;
+  const payload = 1 + stringSize(b.rlp) + stringSize(hash) + headerSize(sendersLength) + sendersLength
+    + headerSize(receiptsPayload) + receiptsPayload + stringSize(released) + clockEncoded.length;
   const out = new Uint8Array(headerSize(payload) + payload);
   const view = Buffer.from(out.buffer, out.byteOffset, out.length);
   let at = writeHeader(out, 0, payload, 0xc0);
   out[at++] = VERSION;
-  at = writeBytes(out, at, b.rlp);
-  at = writeBytes(out, at, hash);
+  at = writeString(out, at, b.rlp);
+  at = writeString(out, at, hash);
   at = writeHeader(out, at, sendersLength, 0x80);
   for (const s of b.senders) {
     if (s.length !== 42 || view.write(s.slice(2), at, 20, 'hex') !== 20) throw new Error(`invariant: sender ${s} is not an address`);
@@ -152,10 +138,10 @@ export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
     at = writeInt(out, at, r.effectiveGasPrice);
     at = writeHeader(out, at, p.logsPayload, 0xc0);
     for (const l of p.logs ?? []) at = writeLog(out, at, l);
-    at = writeBytes(out, at, p.bloom);
-    at = writeBytes(out, at, p.contract);
+    at = writeString(out, at, p.bloom);
+    at = writeString(out, at, p.contract);
   });
-  at = writeBytes(out, at, released);
+  at = writeString(out, at, released);
   out.set(clockEncoded, at);
   at += clockEncoded.length;
   if (at !== out.length) throw new Error(`invariant: stored block encoded to ${at} of ${out.length} bytes`);
