@@ -6,27 +6,37 @@
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { keccak256 } from '../primitives/index.ts';
 
-/** [payload start, end] of the RLP item at `pos`. */
-function item(bytes: Uint8Array, pos: number): [number, number] {
+/** Where the payload of the item `payloadAt` last read starts (its end is the return value). */
+let payloadStart = 0;
+
+/** The end of the RLP item at `pos`; its payload starts at `payloadStart`. */
+function payloadAt(bytes: Uint8Array, pos: number): number {
   const b = bytes[pos] as number;
-  if (b < 0x80) return [pos, pos + 1]; // a single byte
-  if (b <= 0xb7) return [pos + 1, pos + 1 + b - 0x80]; // short string
-  if (b >= 0xc0 && b <= 0xf7) return [pos + 1, pos + 1 + b - 0xc0]; // short list
+  if (b < 0x80) { // a single byte
+    payloadStart = pos;
+    return pos + 1;
+  }
+  if (b <= 0xb7) { // short string
+    payloadStart = pos + 1;
+    return pos + 1 + b - 0x80;
+  }
+  if (b >= 0xc0 && b <= 0xf7) { // short list
+    payloadStart = pos + 1;
+    return pos + 1 + b - 0xc0;
+  }
   const ll = b <= 0xbf ? b - 0xb7 : b - 0xf7; // long string or list: the length's own length
   let len = 0;
   for (let i = 1; i <= ll; i++) len = len * 256 + (bytes[pos + i] as number);
-  return [pos + 1 + ll, pos + 1 + ll + len];
+  payloadStart = pos + 1 + ll;
+  return pos + 1 + ll + len;
 }
 
-function prefix(length: number): Uint8Array {
-  if (length < 56) return Uint8Array.of(0xc0 + length);
-  const out: number[] = [];
-  for (let n = length; n > 0; n = Math.floor(n / 256)) out.unshift(n % 256);
-  return Uint8Array.of(0xf7 + out.length, ...out);
+/** Bytes of a list header for a payload of `length` bytes. */
+function listHeaderSize(length: number): number {
+  let k = 0;
+  if (length >= 56) for (let n = length; n > 0; n = Math.floor(n / 256)) k++;
+  return 1 + k;
 }
-
-/** Fields after the signed ones: yParity, r, s. */
-const SIGNATURE_FIELDS = 3;
 
 /** What the signer pool recovers from: the digest, r || s (64 bytes) and the y parity. */
 export interface SignatureParts {
@@ -45,21 +55,35 @@ export function signatureParts(tx: TypedTransaction, bytes: Uint8Array): Signatu
   if (tx.type !== TransactionType.FeeMarketEIP1559 && tx.type !== TransactionType.AccessListEIP2930) {
     return { digest: tx.getMessageToVerifySignature(), rs: rsOf(tx.r, tx.s), recovery: legacyRecovery(tx.v as bigint) };
   }
-  const [start, end] = item(bytes, 1);
-  const starts: number[] = [];
-  for (let pos = start; pos < end; pos = item(bytes, pos)[1]) starts.push(pos);
-  // The signed fields end where yParity starts.
-  const signedEnd = starts[starts.length - SIGNATURE_FIELDS] as number;
-  const head = prefix(signedEnd - start);
-  const message = new Uint8Array(1 + head.length + signedEnd - start);
+  const end = payloadAt(bytes, 1);
+  const start = payloadStart;
+  // The last three fields are yParity, r and s: the signed fields end where yParity starts.
+  let third = start;
+  let second = start;
+  let last = start;
+  for (let pos = start; pos < end; pos = payloadAt(bytes, pos)) {
+    third = second;
+    second = last;
+    last = pos;
+  }
+  const signedEnd = third;
+  const payload = signedEnd - start;
+  const head = listHeaderSize(payload);
+  const message = new Uint8Array(1 + head + payload);
   message[0] = tx.type;
-  message.set(head, 1);
-  message.set(bytes.subarray(start, signedEnd), 1 + head.length);
+  if (head === 1) message[1] = 0xc0 + payload;
+  else {
+    message[1] = 0xf7 + head - 1;
+    for (let i = head, n = payload; i >= 2; i--, n = Math.floor(n / 256)) message[i] = n % 256;
+  }
+  message.set(bytes.subarray(start, signedEnd), 1 + head);
   const rs = new Uint8Array(64);
-  const [r0, r1] = item(bytes, starts[starts.length - 2] as number);
-  const [s0, s1] = item(bytes, starts[starts.length - 1] as number);
-  rs.set(bytes.subarray(r0, r1), 32 - (r1 - r0));
-  rs.set(bytes.subarray(s0, s1), 64 - (s1 - s0));
+  const r1 = payloadAt(bytes, second);
+  const r0 = payloadStart;
+  const s1 = payloadAt(bytes, last);
+  const s0 = payloadStart;
+  for (let i = r0; i < r1; i++) rs[32 - (r1 - r0) + (i - r0)] = bytes[i] as number;
+  for (let i = s0; i < s1; i++) rs[64 - (s1 - s0) + (i - s0)] = bytes[i] as number;
   return { digest: keccak256(message), rs, recovery: Number(tx.v) };
 }
 

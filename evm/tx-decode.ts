@@ -24,17 +24,24 @@ function readLength(b: Uint8Array, pos: number, n: number): number {
   return len;
 }
 
-/** The item at `pos` (within `end`) and where the next starts, or null when not canonical RLP. */
-function item(b: Uint8Array, pos: number, end: number): [Item, number] | null {
+/** Where the item `item` last read ends (its result's second half, kept apart to allocate no pair). */
+let itemEnd = 0;
+
+/** The item at `pos` (within `end`), its end in `itemEnd`, or null when not canonical RLP. */
+function item(b: Uint8Array, pos: number, end: number): Item | null {
   if (pos >= end) return null;
   const f = b[pos] as number;
-  if (f < 0x80) return [b.subarray(pos, pos + 1), pos + 1];
+  if (f < 0x80) {
+    itemEnd = pos + 1;
+    return b.subarray(pos, pos + 1);
+  }
   if (f <= 0xb7) {
     const len = f - 0x80;
     const next = pos + 1 + len;
     // A single byte under 0x80 is its own encoding, never prefixed.
     if (next > end || (len === 1 && (b[pos + 1] as number) < 0x80)) return null;
-    return [b.subarray(pos + 1, next), next];
+    itemEnd = next;
+    return b.subarray(pos + 1, next);
   }
   const isList = f >= 0xc0;
   let start: number;
@@ -52,22 +59,26 @@ function item(b: Uint8Array, pos: number, end: number): [Item, number] | null {
   }
   const next = start + len;
   if (next > end) return null;
-  if (!isList) return [b.subarray(start, next), next];
+  if (!isList) {
+    itemEnd = next;
+    return b.subarray(start, next);
+  }
   const items: Item[] = [];
   for (let at = start; at < next;) {
     const got = item(b, at, next);
     if (got === null) return null;
-    items.push(got[0]);
-    at = got[1];
+    items.push(got);
+    at = itemEnd;
   }
-  return [items, next];
+  itemEnd = next;
+  return items;
 }
 
 /** The list filling `b` from `from` to its end, or null. */
 function wholeList(b: Uint8Array, from: number): Item[] | null {
   const got = item(b, from, b.length);
-  if (got === null || got[1] !== b.length || !Array.isArray(got[0])) return null;
-  return got[0];
+  if (got === null || itemEnd !== b.length || !Array.isArray(got)) return null;
+  return got;
 }
 
 /** Big-endian unsigned integer; the caller has bounded the length. */
