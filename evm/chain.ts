@@ -11,7 +11,7 @@ import {
   Account, Address, KECCAK256_RLP, createAddressFromString,
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
-import { bytesToHex, hexToBytes, keccak256 } from '../primitives/index.ts';
+import { bytesToHex, hexToBytes, keccak256, keccak256Hex } from '../primitives/index.ts';
 import { makeCommon, makeFastCommon } from './common.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
 import { LevelTrieDB } from './level-db.ts';
@@ -381,14 +381,14 @@ export class EvmChain {
           // Unfrozen, so the VM can be told its sender (no key signed it).
           known = { tx: createTxFromRLP(input.bytes, { common: this.txCommon, freeze: false }), sender: op.from };
         } catch (err) {
-          outcomes.push({ hash: bytesToHex(keccak256(input.bytes)), error: (err as Error).message });
+          outcomes.push({ hash: keccak256Hex(input.bytes), error: (err as Error).message });
           continue;
         }
       } else known = input.decoded;
       try {
         const tx = known?.tx ?? this.decodeTx(input.bytes);
-        // keccak256 of the bytes: admission computed it.
-        hash = known?.hash ?? bytesToHex(tx.cache.hash ?? keccak256(input.bytes));
+        // keccak256 of the bytes, which admission computed for what came through this node's pool.
+        hash = known?.hash ?? keccak256Hex(input.bytes);
         if (tx.type === TransactionType.BlobEIP4844) throw new Error('blob transactions are not supported');
         // runTx checks each transaction against the block gas limit, not their sum: that is ours.
         if (gasUsed + tx.gasLimit > this.genesis.gasLimit) throw new Error('block gas limit reached');
@@ -414,7 +414,7 @@ export class EvmChain {
         }
         outcomes.push({ hash, error: null });
       } catch (err) {
-        outcomes.push({ hash: hash === '' ? bytesToHex(keccak256(input.bytes)) : hash, error: (err as Error).message });
+        outcomes.push({ hash: hash === '' ? keccak256Hex(input.bytes) : hash, error: (err as Error).message });
       }
     }
     const released: boolean[] = [];

@@ -13,7 +13,8 @@
 //   clock     [] for none, else [offset, next?] as decimal text
 import { RLP } from '@ethereumjs/rlp';
 import { headerSize, stringSize, writeHeader, writeString } from './rlp-write.ts';
-import type { StoredEvmBlock, StoredLog, StoredReceipt } from './store.ts';
+import { bytesToHex, hexToBytes } from '../primitives/index.ts';
+import type { StoredEvmBlock, StoredReceipt } from './store.ts';
 
 const VERSION = 1;
 const JSON_OPEN = 0x7b; // '{': the first byte of a value written as JSON
@@ -53,61 +54,32 @@ function writeInt(out: Uint8Array, at: number, v: bigint): number {
   return at + 1 + len;
 }
 
-const hexBytes = (s: string): Uint8Array => Buffer.from(s.slice(2), 'hex');
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
 const EMPTY = new Uint8Array(0);
+const NO_LOGS = Uint8Array.of(0xc0);
 /** A plain Uint8Array over the same bytes (decoders and Buffer hand back Buffers). */
 const plain = (b: Uint8Array): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.length);
 
 /** The parts of a receipt that need converting before they are written (logs, bloom, creator). */
 interface ReceiptParts {
-  readonly logs: Uint8Array[][] | null;
-  readonly logsPayload: number;
+  /** The logs' list, encoded (logs are few: only calls that emit them have any). */
+  readonly logs: Uint8Array;
   readonly bloom: Uint8Array;
   readonly contract: Uint8Array;
   readonly payload: number;
 }
 
-function logItems(l: StoredLog): Uint8Array[] {
-  return [hexBytes(l.address), ...l.topics.map(hexBytes), hexBytes(l.data)];
-}
-
-/** Payload bytes of a log's list: [address, [topics], data]. */
-function logPayload(items: Uint8Array[]): number {
-  let topics = 0;
-  for (let i = 1; i < items.length - 1; i++) topics += stringSize(items[i] as Uint8Array);
-  const address = items[0] as Uint8Array;
-  const data = items[items.length - 1] as Uint8Array;
-  return stringSize(address) + headerSize(topics) + topics + stringSize(data);
-}
-
 function receiptParts(r: StoredReceipt): ReceiptParts {
-  const logs = r.logs.length === 0 ? null : r.logs.map(logItems);
-  let logsPayload = 0;
-  for (const l of logs ?? []) {
-    const p = logPayload(l);
-    logsPayload += headerSize(p) + p;
-  }
-  const bloom = r.logsBloom === undefined ? EMPTY : hexBytes(r.logsBloom);
-  const contract = r.contractAddress === null ? EMPTY : hexBytes(r.contractAddress);
-  const payload = 1 + intSize(r.cumulativeGasUsed) + intSize(r.gasUsed) + intSize(r.effectiveGasPrice)
-    + headerSize(logsPayload) + logsPayload + stringSize(bloom) + stringSize(contract);
-  return { logs, logsPayload, bloom, contract, payload };
-}
-
-function writeLog(out: Uint8Array, at: number, items: Uint8Array[]): number {
-  at = writeHeader(out, at, logPayload(items), 0xc0);
-  at = writeString(out, at, items[0] as Uint8Array);
-  let topics = 0;
-  for (let i = 1; i < items.length - 1; i++) topics += stringSize(items[i] as Uint8Array);
-  at = writeHeader(out, at, topics, 0xc0);
-  for (let i = 1; i < items.length - 1; i++) at = writeString(out, at, items[i] as Uint8Array);
-  return writeString(out, at, items[items.length - 1] as Uint8Array);
+  const logs = r.logs.length === 0 ? NO_LOGS : RLP.encode(r.logs.map((l) => [hexToBytes(l.address), l.topics.map(hexToBytes), hexToBytes(l.data)]));
+  const bloom = r.logsBloom === undefined ? EMPTY : hexToBytes(r.logsBloom);
+  const contract = r.contractAddress === null ? EMPTY : hexToBytes(r.contractAddress);
+  const payload = 1 + intSize(r.cumulativeGasUsed) + intSize(r.gasUsed) + intSize(r.effectiveGasPrice) + logs.length + stringSize(bloom) + stringSize(contract);
+  return { logs, bloom, contract, payload };
 }
 
 /** The bytes a block is stored as. */
 export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
-  const hash = hexBytes(b.hash);
+  const hash = hexToBytes(b.hash);
   const sendersLength = b.senders.length * 20;
   const parts = b.receipts.map(receiptParts);
   let receiptsPayload = 0;
@@ -136,8 +108,8 @@ export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
     at = writeInt(out, at, r.cumulativeGasUsed);
     at = writeInt(out, at, r.gasUsed);
     at = writeInt(out, at, r.effectiveGasPrice);
-    at = writeHeader(out, at, p.logsPayload, 0xc0);
-    for (const l of p.logs ?? []) at = writeLog(out, at, l);
+    out.set(p.logs, at);
+    at += p.logs.length;
     at = writeString(out, at, p.bloom);
     at = writeString(out, at, p.contract);
   });
@@ -150,8 +122,7 @@ export function encodeStoredBlock(b: StoredEvmBlock): Uint8Array {
 
 type Decoded = Uint8Array | Decoded[];
 
-const hexOf = (b: Uint8Array): string => `0x${Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')}`;
-const intOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt(hexOf(b)));
+const intOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt(bytesToHex(b)));
 const bytesItem = (d: Decoded | undefined): Uint8Array => {
   if (!(d instanceof Uint8Array)) throw new Error('stored EVM block: a list where bytes belong');
   return d;
@@ -172,10 +143,10 @@ function receiptOf(d: Decoded): StoredReceipt {
     effectiveGasPrice: intOf(bytesItem(price)),
     logs: listItem(logs).map((l) => {
       const [address, topics, data] = listItem(l);
-      return { address: hexOf(bytesItem(address)), topics: listItem(topics).map((t) => hexOf(bytesItem(t))), data: hexOf(bytesItem(data)) };
+      return { address: bytesToHex(bytesItem(address)), topics: listItem(topics).map((t) => bytesToHex(bytesItem(t))), data: bytesToHex(bytesItem(data)) };
     }),
-    ...(logsBloom.length === 0 ? {} : { logsBloom: hexOf(logsBloom) }),
-    contractAddress: creator.length === 0 ? null : hexOf(creator),
+    ...(logsBloom.length === 0 ? {} : { logsBloom: bytesToHex(logsBloom) }),
+    contractAddress: creator.length === 0 ? null : bytesToHex(creator),
   };
 }
 
@@ -189,7 +160,7 @@ interface JsonReceipt extends Omit<StoredReceipt, 'cumulativeGasUsed' | 'gasUsed
 function fromJson(j: Omit<StoredEvmBlock, 'rlp' | 'receipts'> & { rlp: string; receipts: JsonReceipt[] }): StoredEvmBlock {
   return {
     ...j,
-    rlp: plain(hexBytes(j.rlp)),
+    rlp: hexToBytes(j.rlp),
     receipts: j.receipts.map((r) => ({ ...r, cumulativeGasUsed: BigInt(r.cumulativeGasUsed), gasUsed: BigInt(r.gasUsed), effectiveGasPrice: BigInt(r.effectiveGasPrice) })),
   };
 }
@@ -199,15 +170,15 @@ export function decodeStoredBlock(v: Uint8Array): StoredEvmBlock {
   if (v[0] === JSON_OPEN) return fromJson(JSON.parse(Buffer.from(v.buffer, v.byteOffset, v.length).toString('utf8')));
   const [version, rlp, hash, senders, receipts, released, clock] = listItem(RLP.decode(v) as Decoded);
   const ver = bytesItem(version);
-  if (ver.length !== 1 || ver[0] !== VERSION) throw new Error(`stored EVM block: unknown version ${hexOf(ver)}`);
+  if (ver.length !== 1 || ver[0] !== VERSION) throw new Error(`stored EVM block: unknown version ${bytesToHex(ver)}`);
   const sendersBytes = bytesItem(senders);
   const sendersOut: string[] = [];
-  for (let i = 0; i < sendersBytes.length; i += 20) sendersOut.push(hexOf(sendersBytes.subarray(i, i + 20)));
+  for (let i = 0; i < sendersBytes.length; i += 20) sendersOut.push(bytesToHex(sendersBytes.subarray(i, i + 20)));
   const releasedBytes = bytesItem(released);
   const clockItems = listItem(clock).map((x) => Buffer.from(bytesItem(x)).toString('latin1'));
   return {
     rlp: plain(bytesItem(rlp)),
-    hash: hexOf(bytesItem(hash)),
+    hash: bytesToHex(bytesItem(hash)),
     senders: sendersOut,
     receipts: listItem(receipts).map(receiptOf),
     ...(releasedBytes.length === 0 ? {} : { released: Array.from(releasedBytes, (x) => x === 1) }),
