@@ -285,13 +285,17 @@ async function drain(tally: Tally, sent: () => number): Promise<void> {
 
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.LOAD_SENDER as string) as SenderConfig;
-  // Nonces are planned from when sending will start: estimated from the first signatures' speed.
-  // A quarter of a short run is sample enough: a sample of all of it would sign it twice.
+  // Nonces are planned from when sending will start, one time for all senders (the devnet takes
+  // nonces within 60 s of its clock, and senders' own guesses of a long run's signing time differ
+  // by more). Each reports how long it expects to sign, timed on a sample signed after a first one
+  // warmed the signer up; the parent answers with the start. A quarter of a short run is sample enough.
   const sample = Math.max(1, Math.min(Math.ceil(cfg.count / 4), 1000));
+  signAll({ ...cfg, count: sample }, Date.now());
   const t0 = Date.now();
   signAll({ ...cfg, count: sample }, t0);
-  const perAction = (Date.now() - t0) / sample;
-  const start = Date.now() + perAction * cfg.count * 1.2 + 1500;
+  const planned = new Promise<{ start: number }>((resolve) => process.once('message', resolve));
+  process.send?.({ kind: 'estimate', ms: ((Date.now() - t0) / sample) * cfg.count });
+  const { start } = await planned;
   const { frames, bodies } = signAll(cfg, start);
   process.send?.({ kind: 'signed', start });
   // The nodes' base URLs (http://host:port or ws://host:port/ws), used in turn by the connections:

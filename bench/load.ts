@@ -9,9 +9,10 @@
 //   (20), LOAD_SENDERS processes (2), LOAD_CONNS per sender (http 64, ws 4), LOAD_WINDOW posts in
 //   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
 //   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
-//   devnet process (--perf-basic-prof to read it with `perf`).
+//   devnet process (--perf-basic-prof to read it with `perf`, --trace-gc), LOAD_NODE_OUT a file
+//   for that node's output (written when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,9 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
     print: true,
   };
 }
+
+/** Seconds at the start of a run whose latencies are also printed apart (the cold node's queue). */
+const WARM_SECONDS = 5;
 
 function pct(sorted: Float64Array, p: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
@@ -144,6 +148,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       }));
     }
     const signStarted = Date.now();
+    // One start for every sender's nonces: when the slowest expects to have signed, with a margin.
+    void Promise.all(senders.map((s) => nextMessage<{ ms: number }>(s, 'estimate'))).then((estimates) => {
+      const start = Date.now() + Math.max(...estimates.map((e) => e.ms)) * 1.2 + 1500;
+      for (const s of senders) s.send({ kind: 'plan', start });
+    }, () => {}); // a sender's early exit fails `signing` below
     const signing = Promise.all(senders.map((s) => nextMessage<{ start: number }>(s, 'signed'))).then((signed) => ({ signed, signSeconds: (Date.now() - signStarted) / 1000 }));
     signing.catch(() => {}); // awaited below
     nodes = await starting; // on failure the senders are killed below
@@ -151,6 +160,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const { signed, signSeconds } = await signing;
     // Nonces were planned from `start`: sending begins then (never more than a few seconds off).
     const start = Math.min(...signed.map((s) => s.start));
+    console.log(`signed in ${signSeconds.toFixed(1)} s; sending starts in ${Math.max(0, (start - Date.now()) / 1000).toFixed(1)} s (the nonces' plan)`);
     if (Date.now() < start - 1000) await new Promise((r) => setTimeout(r, start - 1000 - Date.now()));
     const ready = senders.map((s) => nextMessage(s, 'ready'));
     for (const s of senders) s.send({ kind: 'connect', urls });
@@ -238,14 +248,25 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       const perBlock = counted('blocks') === 0 ? '-' : `${(((cpu[0] as number) * 1000) / counted('blocks')).toFixed(2)} ms`;
       console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each), node CPU per block ${perBlock}${nodes.length > 1 ? ' (first node)' : ''}; signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)`);
       console.log(`latency by second sent, p50/p99 ms: ${bySecond(all).join(' ')}`);
+      // A cold node meets the full rate at once: its first seconds' queue is printed apart.
+      if (o.seconds > 2 * WARM_SECONDS) {
+        const warm = Float64Array.from(all.flatMap((r) => r.latencies.filter((_, i) => (r.sentSeconds[i] as number) >= WARM_SECONDS))).sort();
+        console.log(`latency of actions sent after the first ${WARM_SECONDS} s: p50 ${pct(warm, 50).toFixed(1)} ms, p99 ${pct(warm, 99).toFixed(1)} ms, max ${(warm[warm.length - 1] ?? NaN).toFixed(1)} ms`);
+      }
       const step = Math.max(1, Math.floor(rss.length / 12));
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
+      if (rss.length > 120) {
+        const atMinute = rss[59] as number;
+        console.log(`node RSS past the first minute: ${Math.round(atMinute)} MB at 60 s, at most ${Math.round(Math.max(...rss.slice(60)))} MB after (${(100 * (Math.max(...rss.slice(60)) / atMinute - 1)).toFixed(1)}%)`);
+      }
       console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
     }
     return report;
   } finally {
     for (const s of senders) s.kill('SIGKILL');
     await stopAll(nodes);
+    const outFile = process.env.LOAD_NODE_OUT;
+    if (outFile !== undefined && nodes[0] !== undefined) await writeFile(outFile, nodes[0].output());
     await rm(dir, { recursive: true, force: true });
   }
 }
