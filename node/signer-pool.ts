@@ -116,6 +116,14 @@ const SPREAD = 16;
 /** Largest batch sent to one worker at once. */
 const MAX_BATCH = 256;
 
+/**
+ * A signer worker's heap. A job allocates a few KB and keeps nothing, so a small young generation
+ * costs only cheap scavenges; V8's default lets it grow to 48 MB over minutes of load, which
+ * showed as the node's RSS rising for the first five minutes of a run at 5,000 actions/s
+ * (docs/performance.md).
+ */
+export const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
+
 export class WorkerPoolRecovery implements SignerRecovery {
   private readonly lanes: Lane[];
   private seq = 0;
@@ -150,7 +158,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     const entry = threadEntry('signer-worker', new URL('./signer-worker.ts', import.meta.url), new URL('./signer-worker-entry.js', import.meta.url));
     const lanes = await Promise.all(
       Array.from({ length: size }, async (): Promise<Lane> => {
-        const worker = new Worker(entry, { workerData: { auth } });
+        const worker = new Worker(entry, { workerData: { auth }, resourceLimits: SIGNER_THREAD_LIMITS });
         workers.push(worker);
         await new Promise<void>((resolve, reject) => {
           worker.once('error', reject);
