@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { flowAccounts, orderSigner } from './order-flow.ts';
 import { tempDir } from '../test/support/node.ts';
-import { processCpu, SVC_NODE_FLAGS } from './processes.ts';
+import { processCpu } from './processes.ts';
 import { IndexerClient, indexedBlock, type HistoryStoreConfig } from '../node/index.ts';
 import type { ExchangeEvent } from '../exchange/index.ts';
 import { freePort } from '../test/support/network.ts';
@@ -42,7 +42,7 @@ function pct(sorted: number[], p: number): number {
 
 async function startDevnet(dataDir: string, extra: string[]): Promise<Node> {
   const [rest, ws, rpc] = [await freePort(), await freePort(), await freePort()];
-  const args = [...SVC_NODE_FLAGS, BIN, 'devnet', '--data-dir', dataDir, '--rest-port', String(rest), '--ws-port', String(ws), '--rpc-port', String(rpc), '--oracle-interval', '0', ...extra];
+  const args = [BIN, 'devnet', '--data-dir', dataDir, '--rest-port', String(rest), '--ws-port', String(ws), '--rpc-port', String(rpc), '--oracle-interval', '0', ...extra];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((resolve, reject) => {

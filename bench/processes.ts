@@ -6,8 +6,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
-/** The V8 flags `svc` runs with (bin/svc.js's #! line and the npm scripts): a bench measures the node as it runs. */
-export const SVC_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
 export interface NodeProcess {
   readonly proc: ChildProcess;
@@ -29,7 +27,7 @@ export function runSvc(args: string[]): Promise<void> {
 
 /** `svc start --home` (or any serving command's args) until it prints its REST and WebSocket URLs. */
 export function startSvc(args: string[], execArgv: string[] = []): Promise<NodeProcess> {
-  const proc = spawn(process.execPath, [...SVC_NODE_FLAGS, ...execArgv, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...execArgv, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`svc ${args.join(' ')} printed no URLs:\n${out}`)), 60_000);

@@ -1,8 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
-// The flag: a 32 MB semi-space (V8's default is 16). A node promotes about 1.6 MB a young
-// collection with the default, and the larger young generation costs about 9% less CPU an
-// action at saturation (docs/performance.md). Only the node command line can set it, so the
-// npm scripts and the benches' spawns pass it too.
+#!/usr/bin/env node
 // Entry point. The command line runs from its cached esbuild bundle when that is current
 // (node/thread-bundle.js: about a second less CPU to start), else from the TypeScript sources
 // through tsx's loader, building the bundle in the background for the next start. No build step
