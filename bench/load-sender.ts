@@ -287,14 +287,17 @@ async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.LOAD_SENDER as string) as SenderConfig;
   // Nonces are planned from when sending will start, one time for all senders (the devnet takes
   // nonces within 60 s of its clock, and senders' own guesses of a long run's signing time differ
-  // by more). Each reports how long it expects to sign, timed on a sample signed after a first one
-  // warmed the signer up; the parent answers with the start. A quarter of a short run is sample enough.
-  const sample = Math.max(1, Math.min(Math.ceil(cfg.count / 4), 1000));
+  // by more). Each reports how long it expects to sign, from the CPU time of a sample signed after
+  // a first one warmed the signer up (the sample runs while the nodes start: its wall time was
+  // three to four times the signing's own); the parent answers with the start. A quarter of a
+  // short run is sample enough.
+  const sample = Math.max(1, Math.min(Math.ceil(cfg.count / 4), 2000));
   signAll({ ...cfg, count: sample }, Date.now());
-  const t0 = Date.now();
-  signAll({ ...cfg, count: sample }, t0);
+  const cpu0 = process.cpuUsage();
+  signAll({ ...cfg, count: sample }, Date.now());
+  const cpu = process.cpuUsage(cpu0);
   const planned = new Promise<{ start: number }>((resolve) => process.once('message', resolve));
-  process.send?.({ kind: 'estimate', ms: ((Date.now() - t0) / sample) * cfg.count });
+  process.send?.({ kind: 'estimate', ms: ((cpu.user + cpu.system) / 1000 / sample) * cfg.count });
   const { start } = await planned;
   const { frames, bodies } = signAll(cfg, start);
   process.send?.({ kind: 'signed', start });
