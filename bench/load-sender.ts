@@ -300,7 +300,7 @@ async function main(): Promise<void> {
   process.send?.({ kind: 'estimate', ms: ((cpu.user + cpu.system) / 1000 / sample) * cfg.count });
   const { start } = await planned;
   const { frames, bodies } = signAll(cfg, start);
-  process.send?.({ kind: 'signed', start });
+  process.send?.({ kind: 'signed' });
   // The nodes' base URLs (http://host:port or ws://host:port/ws), used in turn by the connections:
   // known once the nodes started, which they did while this process signed.
   const { urls } = await new Promise<{ urls: readonly string[] }>((resolve) => process.once('message', resolve));

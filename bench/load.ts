@@ -149,17 +149,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     }
     const signStarted = Date.now();
     // One start for every sender's nonces: when the slowest expects to have signed, with a margin.
-    void Promise.all(senders.map((s) => nextMessage<{ ms: number }>(s, 'estimate'))).then((estimates) => {
+    const planned = Promise.all(senders.map((s) => nextMessage<{ ms: number }>(s, 'estimate'))).then((estimates) => {
       const start = Date.now() + Math.max(...estimates.map((e) => e.ms)) * 1.2 + 1500;
       for (const s of senders) s.send({ kind: 'plan', start });
-    }, () => {}); // a sender's early exit fails `signing` below
-    const signing = Promise.all(senders.map((s) => nextMessage<{ start: number }>(s, 'signed'))).then((signed) => ({ signed, signSeconds: (Date.now() - signStarted) / 1000 }));
+      return start;
+    });
+    const signing = Promise.all([planned, ...senders.map((s) => nextMessage(s, 'signed'))]).then(([start]) => ({ start, signSeconds: (Date.now() - signStarted) / 1000 }));
     signing.catch(() => {}); // awaited below
     nodes = await starting; // on failure the senders are killed below
     const urls = nodes.map((n) => (o.transport === 'http' ? n.rest : n.ws));
-    const { signed, signSeconds } = await signing;
     // Nonces were planned from `start`: sending begins then (never more than a few seconds off).
-    const start = Math.min(...signed.map((s) => s.start));
+    const { start, signSeconds } = await signing;
     console.log(`signed in ${signSeconds.toFixed(1)} s; sending starts in ${Math.max(0, (start - Date.now()) / 1000).toFixed(1)} s (the nonces' plan)`);
     if (Date.now() < start - 1000) await new Promise((r) => setTimeout(r, start - 1000 - Date.now()));
     const ready = senders.map((s) => nextMessage(s, 'ready'));
@@ -257,7 +257,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
       if (rss.length > 120) {
         const atMinute = rss[59] as number;
-        console.log(`node RSS past the first minute: ${Math.round(atMinute)} MB at 60 s, at most ${Math.round(Math.max(...rss.slice(60)))} MB after (${(100 * (Math.max(...rss.slice(60)) / atMinute - 1)).toFixed(1)}%)`);
+        const after = Math.max(...rss.slice(60));
+        console.log(`node RSS past the first minute: ${Math.round(atMinute)} MB at 60 s, at most ${Math.round(after)} MB after (${(100 * (after / atMinute - 1)).toFixed(1)}%)`);
       }
       console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
     }

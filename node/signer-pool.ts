@@ -122,7 +122,7 @@ const MAX_BATCH = 256;
  * showed as the node's RSS rising for the first five minutes of a run at 5,000 actions/s
  * (docs/performance.md).
  */
-export const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
+const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
 
 export class WorkerPoolRecovery implements SignerRecovery {
   private readonly lanes: Lane[];
