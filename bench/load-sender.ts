@@ -40,33 +40,80 @@ export interface SenderReport {
   readonly unanswered: number;
 }
 
-interface Frame {
-  /** The request as sent, built by the transport from the signed body. */
-  bytes: Buffer;
-  readonly orders: number;
+/**
+ * Every signed body of the run in a few large buffers, with each action's place, orders and
+ * account in typed arrays. A sender holds millions of actions for a long run: as one object (and
+ * a Buffer) each, its major collections took hundreds of ms, stalls that showed in the run's
+ * latencies as the node's. What is built per send (the transport's framing) dies young.
+ */
+class Bodies {
+  private readonly chunks: Buffer[] = [];
+  private pos = 0;
+  readonly chunk: Uint16Array;
+  readonly offset: Uint32Array;
+  readonly length: Uint32Array;
+  readonly orders: Uint8Array;
   /** The signing account's index: an account's actions all go over one connection, in order, as a client's would. */
-  readonly account: number;
+  readonly account: Uint32Array;
+
+  constructor(readonly count: number) {
+    this.chunk = new Uint16Array(count);
+    this.offset = new Uint32Array(count);
+    this.length = new Uint32Array(count);
+    this.orders = new Uint8Array(count);
+    this.account = new Uint32Array(count);
+  }
+
+  set(k: number, body: string, orders: number, account: number): void {
+    const n = Buffer.byteLength(body);
+    let last = this.chunks[this.chunks.length - 1];
+    if (last === undefined || this.pos + n > last.length) {
+      last = Buffer.allocUnsafe(Math.max(Math.min(BODY_CHUNK, this.count * 1024), n));
+      this.chunks.push(last);
+      this.pos = 0;
+    }
+    last.write(body, this.pos, 'utf8');
+    this.chunk[k] = this.chunks.length - 1;
+    this.offset[k] = this.pos;
+    this.length[k] = n;
+    this.pos += n;
+    this.orders[k] = orders;
+    this.account[k] = account;
+  }
+
+  body(k: number): Buffer {
+    const at = this.offset[k] as number;
+    return (this.chunks[this.chunk[k] as number] as Buffer).subarray(at, at + (this.length[k] as number));
+  }
 }
+
+const BODY_CHUNK = 64 << 20;
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 
-function httpRequest(host: string, body: string): Buffer {
-  const b = Buffer.from(body);
-  return Buffer.concat([Buffer.from(`POST /exchange HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${b.length}\r\n\r\n`), b]);
+/** An HTTP request for a body, built as it is sent. */
+function httpRequest(host: string, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`POST /exchange HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`), body]);
 }
 
+/** A WebSocket `post` of action k's body, built as it is sent (the answer carries the id). */
+function wsPost(k: number, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":`), body, WS_POST_END]);
+}
+
+const WS_POST_END = Buffer.from('}}');
+const WS_OK = Buffer.from('"response":{"status":"ok"');
+
 /** The whole share, signed: each action's nonce planned for its send time (the devnet takes nonces within 60 s of its clock). */
-function signAll(cfg: SenderConfig, start: number): { frames: Frame[]; bodies: string[] } {
+function signAll(cfg: SenderConfig, start: number): Bodies {
   const accounts = flowAccounts(cfg.accounts[0], cfg.accounts[1]);
   const sign = orderSigner();
-  const bodies: string[] = [];
-  const frames: Frame[] = [];
+  const bodies = new Bodies(cfg.count);
   for (let k = 0; k < cfg.count; k++) {
     const { acct, action, orders } = loadAction(cfg.mix, k, accounts, (cfg.id + 1) * 1e12);
-    bodies.push(JSON.stringify(sign(acct, action, start + (k * 1000) / cfg.plannedRate)));
-    frames.push({ bytes: Buffer.alloc(0), orders, account: accounts.indexOf(acct) });
+    bodies.set(k, JSON.stringify(sign(acct, action, start + (k * 1000) / cfg.plannedRate)), orders, accounts.indexOf(acct));
   }
-  return { frames, bodies };
+  return bodies;
 }
 
 class Tally {
@@ -74,15 +121,22 @@ class Tally {
   orders = 0;
   answered = 0;
   readonly reasons: Record<string, number> = {};
-  readonly latencies: number[] = [];
-  readonly sentSeconds: number[] = [];
+  /** Per answer, in answer order (typed: no heap object an answer). */
+  readonly latencies: Float64Array;
+  readonly sentSeconds: Uint32Array;
   /** When the run's clock started (performance.now()). */
   start = 0;
 
+  constructor(count: number) {
+    this.latencies = new Float64Array(count);
+    this.sentSeconds = new Uint32Array(count);
+  }
+
   answer(sentAt: number, ok: boolean, orders: number, reason: () => string): void {
+    if (this.answered >= this.latencies.length) return; // never more answers than actions signed
+    this.latencies[this.answered] = performance.now() - sentAt;
+    this.sentSeconds[this.answered] = Math.max(0, Math.floor((sentAt - this.start) / 1000));
     this.answered++;
-    this.latencies.push(performance.now() - sentAt);
-    this.sentSeconds.push(Math.max(0, Math.floor((sentAt - this.start) / 1000)));
     if (ok) {
       this.ok++;
       this.orders += orders;
@@ -133,7 +187,7 @@ class HttpConn {
     return socket;
   }
 
-  send(frame: Frame): void {
+  send(request: Buffer, orders: number): void {
     this.sentAt = performance.now();
     if (this.sentAt - this.idleSince > REUSE_IDLE_MS) {
       const old = this.socket;
@@ -141,9 +195,9 @@ class HttpConn {
       this.buf = Buffer.alloc(0);
       old.destroy();
     }
-    this.orders = frame.orders;
+    this.orders = orders;
     this.inFlight = true;
-    this.socket.write(frame.bytes);
+    this.socket.write(request);
   }
 
   private onData(chunk: Buffer): void {
@@ -169,21 +223,21 @@ class HttpConn {
   }
 }
 
-async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
-  const hostOf = (url: string) => new URL(url).host;
-  frames.forEach((f, k) => (f.bytes = httpRequest(hostOf(urls[f.account % urls.length] as string), bodies[k] as string)));
-  bodies.length = 0;
+async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: Bodies, tally: Tally): Promise<number> {
+  const hosts = urls.map((url) => new URL(url).host);
   let next = 0;
-  let due = cfg.rate === 0 ? frames.length : 0;
+  let due = cfg.rate === 0 ? bodies.count : 0;
   // Each account has its own connections (to one node of a testnet), as a client would: its
   // actions arrive in order, at most that many in flight.
   const accounts = cfg.accounts[1];
   const free: HttpConn[][] = Array.from({ length: accounts }, () => []);
   const pump = () => {
     while (next < due) {
-      const idle = free[(frames[next] as Frame).account] as HttpConn[];
+      const account = bodies.account[next] as number;
+      const idle = free[account] as HttpConn[];
       if (idle.length === 0) return;
-      (idle.pop() as HttpConn).send(frames[next++] as Frame);
+      (idle.pop() as HttpConn).send(httpRequest(hosts[account % hosts.length] as string, bodies.body(next)), bodies.orders[next] as number);
+      next++;
     }
   };
   const conns = Array.from({ length: Math.max(cfg.conns, accounts) }, (_, i) => {
@@ -201,7 +255,7 @@ async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: stri
   tally.start = start;
   for (const c of conns) (free[c.account] as HttpConn[]).push(c.conn);
   await pace(cfg, start, (d) => {
-    due = cfg.rate === 0 ? frames.length : d;
+    due = cfg.rate === 0 ? bodies.count : d;
     pump();
   });
   due = next; // the run is over: what is in flight is answered, nothing more is sent
@@ -210,10 +264,8 @@ async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: stri
   return next;
 }
 
-async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: string[], frames: Frame[], tally: Tally): Promise<number> {
-  bodies.forEach((b, k) => ((frames[k] as Frame).bytes = Buffer.from(`{"method":"post","id":${k},"request":{"type":"exchange","payload":${b}}}`)));
-  bodies.length = 0;
-  const sentAt = new Float64Array(frames.length);
+async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: Bodies, tally: Tally): Promise<number> {
+  const sentAt = new Float64Array(bodies.count);
   const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
     // Connection i carries the accounts i, i + conns, ...; on a testnet it goes to node i mod n.
     const ws = new WebSocket(urls[i % urls.length] as string, { perMessageDeflate: false });
@@ -224,13 +276,13 @@ async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: string
   let due = 0;
   let over = false;
   const pump = () => {
-    const limit = over ? next : cfg.rate === 0 ? frames.length : due;
-    while (next < limit && next < frames.length) {
-      const c = (frames[next] as Frame).account % cfg.conns;
+    const limit = over ? next : cfg.rate === 0 ? bodies.count : due;
+    while (next < limit && next < bodies.count) {
+      const c = (bodies.account[next] as number) % cfg.conns;
       if (cfg.rate === 0 && (inFlight[c] as number) >= cfg.window) break;
       inFlight[c] = (inFlight[c] as number) + 1;
       sentAt[next] = performance.now();
-      (sockets[c] as WebSocket).send((frames[next] as Frame).bytes);
+      (sockets[c] as WebSocket).send(wsPost(next, bodies.body(next)));
       next++;
     }
   };
@@ -244,10 +296,9 @@ async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: string
       if (d < 0 || d > 9) break;
       id = id * 10 + d;
     }
-    const text = data.toString();
-    const ok = text.includes('"response":{"status":"ok"');
+    const ok = data.includes(WS_OK);
     inFlight[c] = (inFlight[c] as number) - 1;
-    tally.answer(sentAt[id] as number, ok, (frames[id] as Frame).orders, () => text.replace(/^.*"response":/, ''));
+    tally.answer(sentAt[id] as number, ok, bodies.orders[id] as number, () => data.toString().replace(/^.*"response":/, ''));
     if (cfg.rate === 0) pump();
   }));
   process.send?.({ kind: 'ready' });
@@ -299,15 +350,15 @@ async function main(): Promise<void> {
   const planned = new Promise<{ start: number }>((resolve) => process.once('message', resolve));
   process.send?.({ kind: 'estimate', ms: ((cpu.user + cpu.system) / 1000 / sample) * cfg.count });
   const { start } = await planned;
-  const { frames, bodies } = signAll(cfg, start);
+  const bodies = signAll(cfg, start);
   process.send?.({ kind: 'signed' });
   // The nodes' base URLs (http://host:port or ws://host:port/ws), used in turn by the connections:
   // known once the nodes started, which they did while this process signed.
   const { urls } = await new Promise<{ urls: readonly string[] }>((resolve) => process.once('message', resolve));
-  const tally = new Tally();
-  const sent = cfg.transport === 'http' ? await sendHttp(cfg, urls, bodies, frames, tally) : await sendWs(cfg, urls, bodies, frames, tally);
+  const tally = new Tally(bodies.count);
+  const sent = cfg.transport === 'http' ? await sendHttp(cfg, urls, bodies, tally) : await sendWs(cfg, urls, bodies, tally);
   const report: SenderReport = {
-    kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: tally.latencies, sentSeconds: tally.sentSeconds, unanswered: sent - tally.answered,
+    kind: 'done', sent, ok: tally.ok, orders: tally.orders, reasons: tally.reasons, latencies: Array.from(tally.latencies.subarray(0, tally.answered)), sentSeconds: Array.from(tally.sentSeconds.subarray(0, tally.answered)), unanswered: sent - tally.answered,
   };
   process.send?.(report, () => process.exit(0));
 }

@@ -94,7 +94,7 @@ function bySecond(reports: readonly SenderReport[]): string[] {
 }
 
 function sender(cfg: SenderConfig): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return spawn(process.execPath, [...(process.env.LOAD_SENDER_ARGV ?? '').split(' ').filter((a) => a !== ''), '--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 function nextMessage<T>(c: ChildProcess, kind: string): Promise<T> {
