@@ -1,5 +1,7 @@
 // Ed25519 signature verification (native, deterministic): consensus checks votes, proposals and
-// system transactions with it, the exchange validator registrations. Keys and signatures are
+// system transactions with it, the exchange validator registrations; and signing, for a
+// validator's own votes, proposals and commits (RFC 8032 signatures are deterministic: the same
+// bytes as any other implementation's). Keys and signatures are
 // lowercase hex without 0x. libsodium (`sodium-native`): 2.2 to 2.6 times faster here than
 // node:crypto's OpenSSL (76 against 169 µs in a loop, 120 against 300 µs one every 5 ms), and
 // consensus verifies six or more signatures a height. It is the stricter of the two (it refuses
@@ -31,4 +33,14 @@ export function verifyEd25519(publicKeyHex: string, message: Uint8Array, signatu
   } catch {
     return false;
   }
+}
+
+/**
+ * The Ed25519 signature (hex) of `message` under `secretKey`: the 32-byte seed then the 32-byte
+ * public key, as libsodium keeps them.
+ */
+export function signEd25519(secretKey: Uint8Array, message: Uint8Array): string {
+  const signature = Buffer.allocUnsafe(64);
+  sodium.crypto_sign_detached(signature, message, secretKey);
+  return signature.toString('hex');
 }

@@ -1,8 +1,9 @@
-// Ed25519 verification (libsodium): node:crypto's signatures verify; wrong, malformed, small-order
+// Ed25519 (libsodium): node:crypto's signatures verify and validator keys sign as it does; wrong, malformed, small-order
 // and non-canonical inputs are refused without throwing.
 import t from 'tap';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { verifyEd25519 } from '../../primitives/index.ts';
+import { generateValidatorKey, validatorKeyFromPem } from '../../consensus/index.ts';
 
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
@@ -35,4 +36,14 @@ t.test('malformed, small-order and non-canonical inputs are refused', async (t) 
   const s = BigInt(`0x${Buffer.from(sig.subarray(32)).reverse().toString('hex')}`) + L;
   const high = Buffer.from(s.toString(16).padStart(64, '0'), 'hex').reverse();
   t.equal(verifyEd25519(pub, message, Buffer.concat([sig.subarray(0, 32), high]).toString('hex')), false, 'S not below the group order');
+});
+
+t.test('validator keys sign through libsodium: the same bytes as node:crypto (RFC 8032 is deterministic)', async (t) => {
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const key = validatorKeyFromPem(pem);
+  t.equal(key.publicKey, pub);
+  t.equal(key.sign(message), signature, 'the signature node:crypto made');
+  const fresh = generateValidatorKey();
+  t.equal(fresh.sign(message), sign(null, message, fresh.exportPem()).toString('hex'), 'a generated key too');
+  t.equal(verifyEd25519(fresh.publicKey, message, fresh.sign(message)), true);
 });
