@@ -21,6 +21,7 @@ export async function runDevnet(opts: DevnetOptions, out: (line: string) => void
     history: opts.history,
     explorer: opts.explorer,
     ...(opts.signerWorkers === null ? {} : { signerWorkers: opts.signerWorkers }),
+    ...(opts.minBlockIntervalMs === null ? {} : { minBlockIntervalMs: opts.minBlockIntervalMs }),
     log: out,
     ...ops,
   });

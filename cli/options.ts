@@ -26,6 +26,8 @@ export interface DevnetOptions {
   readonly rateLimits: RateLimitConfig;
   /** Worker threads recovering signers; null: the node's default (docs/performance.md). */
   readonly signerWorkers: number | null;
+  /** A block starts at least this long after the one before (ms); null: the node's default. */
+  readonly minBlockIntervalMs: number | null;
 }
 
 export class UsageError extends Error {
@@ -60,6 +62,9 @@ Options:
                           ws-connections-per-ip, ws-subscriptions-per-connection, ws-subscriptions-per-ip
   --signer-workers <n>    worker threads recovering signers (default: one per core, 1 to 4; 0 =
                           on the event loop)
+  --min-block-interval <ms>  a block starts at least this long after the one before (default 0:
+                          back to back; larger blocks cost less CPU an action under load, and
+                          add up to that long to an answer; docs/performance.md)
   -h, --help         show this help`;
 
 function port(value: string | undefined, fallback: number, flag: string): number {
@@ -115,6 +120,12 @@ function signerWorkers(v: string | undefined): number | null {
   return n;
 }
 
+function minBlockInterval(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  if (!/^\d+$/.test(v) || Number(v) > 1000) throw new UsageError(`--min-block-interval must be a number of milliseconds from 0 to 1000, got "${v}"`);
+  return Number(v);
+}
+
 export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): DevnetOptions | 'help' {
   let values;
   try {
@@ -139,6 +150,7 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
         'rate-limits': { type: 'string' },
         'rate-limit': { type: 'string', multiple: true },
         'signer-workers': { type: 'string' },
+        'min-block-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -166,5 +178,6 @@ export function parseDevnetOptions(argv: string[], env: NodeJS.ProcessEnv): Devn
     explorer: !(values['no-explorer'] ?? false),
     rateLimits: rateLimits(values['rate-limits'] ?? 'devnet', values['rate-limit'] ?? []),
     signerWorkers: signerWorkers(values['signer-workers']),
+    minBlockIntervalMs: minBlockInterval(values['min-block-interval']),
   };
 }

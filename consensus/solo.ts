@@ -1,6 +1,7 @@
 // The n = 1 case of BFT: a single validator whose own signature is +2/3 of the voting power.
-// Proposes as soon as transactions are pending (after a small batching delay) and an empty
-// block at a slow cadence; one block in flight at a time.
+// Proposes as soon as transactions are pending (after a small batching delay, and no sooner than
+// a minimum interval after the block before) and an empty block at a slow cadence; one block in
+// flight at a time.
 import { commitSignBytes, headerHash, txRoot, type Block, type BlockHeader, type Commit } from './block.ts';
 import type { ConsensusApp, ConsensusEngine } from './engine.ts';
 import type { ValidatorKey } from './validator-key.ts';
@@ -15,6 +16,13 @@ export interface SoloOptions {
   readonly batchDelayMs: number;
   /** Produce an empty block after this long without transactions. */
   readonly emptyBlockIntervalMs: number;
+  /**
+   * A block starts at least this long after the one before started. Under load, blocks back to
+   * back would each pay a block's fixed work (its fsync'd write, header and signature, EVM block,
+   * publishing) for a few actions; spaced, the same actions share fewer blocks
+   * (docs/performance.md). An action arriving after a quiet spell still waits only `batchDelayMs`.
+   */
+  readonly minBlockIntervalMs: number;
   readonly maxBlockTxs: number;
   readonly maxBlockBytes: number;
   /** Called when committing fails: the node cannot continue safely. */
@@ -33,6 +41,8 @@ export class SoloEngine implements ConsensusEngine {
   private running = false;
   private failed = false;
   private dueAt = 0;
+  /** When the last block started (`now()`), for `minBlockIntervalMs`. */
+  private lastStart = -Infinity;
 
   constructor(
     private readonly app: ConsensusApp,
@@ -57,9 +67,10 @@ export class SoloEngine implements ConsensusEngine {
     await Promise.all(this.writes);
   }
 
-  /** Arms the production timer to fire in `delayMs`, unless it is already due sooner. */
+  /** Arms the production timer to fire in `delayMs` (or at the minimum interval), unless it is already due sooner. */
   private schedule(delayMs: number): void {
-    const dueAt = this.opts.now() + delayMs;
+    const now = this.opts.now();
+    const dueAt = Math.max(now + delayMs, this.lastStart + this.opts.minBlockIntervalMs);
     if (this.timer !== null) {
       if (this.dueAt <= dueAt) return;
       clearTimeout(this.timer);
@@ -71,13 +82,14 @@ export class SoloEngine implements ConsensusEngine {
         this.inFlight = null;
         if (this.running) this.schedule(this.app.pendingTxs() > 0 ? 0 : this.opts.emptyBlockIntervalMs);
       });
-    }, delayMs);
+    }, dueAt - now);
   }
 
   private async produce(): Promise<void> {
     while (this.writes.length >= 2) await this.writes.shift();
     if (!this.running) return;
     const t0 = performance.now();
+    this.lastStart = this.opts.now();
     const head = this.app.head();
     const txs = this.app.reapTxs(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const header: BlockHeader = {

@@ -60,6 +60,8 @@ export interface NodeConfig {
   readonly wsPublicIntervalMs: number;
   readonly batchDelayMs: number;
   readonly emptyBlockIntervalMs: number;
+  /** The single validator starts a block no sooner than this after the one before (consensus/solo.ts). */
+  readonly minBlockIntervalMs: number;
   readonly maxBlockTxs: number;
   readonly snapshotInterval: number;
   /** Worker threads recovering signers (0: on the main thread). */
@@ -119,6 +121,7 @@ export const DEFAULT_NODE_CONFIG = {
   wsPublicIntervalMs: 10,
   batchDelayMs: 2,
   emptyBlockIntervalMs: 1000,
+  minBlockIntervalMs: 0,
   maxBlockTxs: 10_000,
   snapshotInterval: 1000,
   oracleIntervalMs: 3000,
@@ -520,6 +523,7 @@ export class SvcNode {
         now: config.now,
         batchDelayMs: config.batchDelayMs,
         emptyBlockIntervalMs: config.emptyBlockIntervalMs,
+        minBlockIntervalMs: config.minBlockIntervalMs,
         maxBlockTxs: config.maxBlockTxs,
         maxBlockBytes: config.maxBlockBytes,
         onFatal,

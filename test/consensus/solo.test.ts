@@ -38,7 +38,7 @@ t.test('blocks chain, carry the previous app hash, and are signed', async (t) =>
   const app = new MemoryApp();
   const key = generateValidatorKey();
   let clock = 5000;
-  const engine = new SoloEngine(app, { chainId: 7, key, now: () => clock, batchDelayMs: 0, emptyBlockIntervalMs: 5, maxBlockTxs: 2, maxBlockBytes: 1 << 20, onFatal: (e) => t.fail(String(e)) });
+  const engine = new SoloEngine(app, { chainId: 7, key, now: () => clock, batchDelayMs: 0, emptyBlockIntervalMs: 5, minBlockIntervalMs: 0, maxBlockTxs: 2, maxBlockBytes: 1 << 20, onFatal: (e) => t.fail(String(e)) });
   app.pending.push(new Uint8Array([1]), new Uint8Array([2]), new Uint8Array([3]));
   engine.start();
   await app.untilHeight(3);
@@ -59,6 +59,28 @@ t.test('blocks chain, carry the previous app hash, and are signed', async (t) =>
     t.notOk(verifyValidatorSignature(key.publicKey, commitSignBytes(8, block.header.height, commit.blockHash), sig.signature), 'bound to the chain id');
   }
   clock += 1;
+});
+
+t.test('a block starts no sooner than the minimum interval after the one before', async (t) => {
+  const app = new MemoryApp();
+  let clock = 5000;
+  const engine = new SoloEngine(app, { chainId: 7, key: generateValidatorKey(), now: () => clock, batchDelayMs: 0, emptyBlockIntervalMs: 3_600_000, minBlockIntervalMs: 60_000, maxBlockTxs: 100, maxBlockBytes: 1 << 20, onFatal: (e) => t.fail(String(e)) });
+  t.teardown(() => engine.stop());
+  app.pending.push(new Uint8Array([1]));
+  engine.start();
+  await app.untilHeight(1);
+  t.equal(app.blocks[0]?.block.txs.length, 1, 'the first action goes at once');
+  app.pending.push(new Uint8Array([2]));
+  engine.notifyTxs();
+  app.pending.push(new Uint8Array([3]));
+  engine.notifyTxs();
+  // Due times are on the engine's clock, which stands still here (its timer, a minute, would not fire).
+  await new Promise((r) => setTimeout(r, 30));
+  t.equal(app.blocks.length, 1, 'no block while the clock is inside the interval');
+  clock += 60_000;
+  engine.notifyTxs();
+  await app.untilHeight(2);
+  t.same(app.blocks[1]?.block.txs.map((tx) => tx[0]), [2, 3], 'the actions that arrived meanwhile share the next block');
 });
 
 t.test('transaction roots', async (t) => {
