@@ -41,7 +41,7 @@ export class SoloEngine implements ConsensusEngine {
   private running = false;
   private failed = false;
   private dueAt = 0;
-  /** When the last block started (`now()`), for `minBlockIntervalMs`. */
+  /** When the last block started (performance.now()), for `minBlockIntervalMs`. */
   private lastStart = -Infinity;
 
   constructor(
@@ -67,9 +67,13 @@ export class SoloEngine implements ConsensusEngine {
     await Promise.all(this.writes);
   }
 
-  /** Arms the production timer to fire in `delayMs` (or at the minimum interval), unless it is already due sooner. */
+  /**
+   * Arms the production timer to fire in `delayMs` (or at the minimum interval), unless it is
+   * already due sooner. Timing is on the monotonic clock, as the timer's is: `now` (the wall
+   * clock, block times) may be set back or stand still.
+   */
   private schedule(delayMs: number): void {
-    const now = this.opts.now();
+    const now = performance.now();
     const dueAt = Math.max(now + delayMs, this.lastStart + this.opts.minBlockIntervalMs);
     if (this.timer !== null) {
       if (this.dueAt <= dueAt) return;
@@ -89,7 +93,7 @@ export class SoloEngine implements ConsensusEngine {
     while (this.writes.length >= 2) await this.writes.shift();
     if (!this.running) return;
     const t0 = performance.now();
-    this.lastStart = this.opts.now();
+    this.lastStart = t0;
     const head = this.app.head();
     const txs = this.app.reapTxs(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const header: BlockHeader = {

@@ -17,9 +17,13 @@ function rawPublicKey(key: KeyObject): string {
 }
 
 function fromPrivate(priv: KeyObject): ValidatorKey {
+  if (priv.asymmetricKeyType !== 'ed25519') throw new Error(`a validator key is an Ed25519 key, not ${priv.asymmetricKeyType ?? 'unknown'}`);
   const publicKey = rawPublicKey(createPublicKey(priv));
-  const seed = Buffer.from(priv.export({ format: 'jwk' }).d as string, 'base64url');
-  const secretKey = Buffer.concat([seed, Buffer.from(publicKey, 'hex')]);
+  // libsodium's secret key: the RFC 8032 seed (the JWK's d), then the public key; its own
+  // allocation, not a slice of Node's shared pool.
+  const secretKey = Buffer.alloc(64);
+  secretKey.set(Buffer.from(priv.export({ format: 'jwk' }).d as string, 'base64url'), 0);
+  secretKey.set(Buffer.from(publicKey, 'hex'), 32);
   return {
     publicKey,
     sign: (message) => signEd25519(secretKey, message),

@@ -46,4 +46,6 @@ t.test('validator keys sign through libsodium: the same bytes as node:crypto (RF
   const fresh = generateValidatorKey();
   t.equal(fresh.sign(message), sign(null, message, fresh.exportPem()).toString('hex'), 'a generated key too');
   t.equal(verifyEd25519(fresh.publicKey, message, fresh.sign(message)), true);
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  t.throws(() => validatorKeyFromPem(p256), /an Ed25519 key, not ec/, 'another kind of key is refused, not used as a seed');
 });
