@@ -10,7 +10,7 @@
 //   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
 //   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
 //   devnet process (--perf-basic-prof to read it with `perf`, --trace-gc), LOAD_NODE_OUT a file
-//   for that node's output (written when it stops).
+//   for that node's output (written when it stops), LOAD_SENDER_ARGV Node flags for the senders.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -58,6 +58,11 @@ export interface LoadReport {
   readonly rssMb: readonly number[];
 }
 
+/** An environment variable's space-separated flags (none when unset). */
+function words(v: string | undefined): string[] {
+  return (v ?? '').split(' ').filter((a) => a !== '');
+}
+
 export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOptions {
   const transport = env.LOAD_TRANSPORT === 'ws' ? 'ws' : 'http';
   const mix = (LOAD_MIXES as readonly string[]).includes(env.LOAD_MIX ?? '') ? (env.LOAD_MIX as LoadMix) : 'single';
@@ -70,7 +75,7 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
     senders: Number(env.LOAD_SENDERS ?? 2),
     conns: Number(env.LOAD_CONNS ?? (transport === 'http' ? 64 : 4)),
     window: Number(env.LOAD_WINDOW ?? 256),
-    nodeArgs: (env.LOAD_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    nodeArgs: words(env.LOAD_NODE_ARGS),
     profile: env.LOAD_PROFILE ?? null,
     print: true,
   };
@@ -94,7 +99,7 @@ function bySecond(reports: readonly SenderReport[]): string[] {
 }
 
 function sender(cfg: SenderConfig): ChildProcess {
-  return spawn(process.execPath, [...(process.env.LOAD_SENDER_ARGV ?? '').split(' ').filter((a) => a !== ''), '--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return spawn(process.execPath, [...words(process.env.LOAD_SENDER_ARGV), '--import', 'tsx', SENDER], { env: { ...process.env, LOAD_SENDER: JSON.stringify(cfg) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 function nextMessage<T>(c: ChildProcess, kind: string): Promise<T> {
@@ -128,7 +133,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-load-'));
   let nodes: NodeProcess[] = [];
   // Node flags for the devnet, or the first validator: the profile, and LOAD_EXEC_ARGV.
-  const firstArgv = [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...(process.env.LOAD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')];
+  const firstArgv = [...(o.profile === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profile}`]), ...words(process.env.LOAD_EXEC_ARGV)];
   const senders: ChildProcess[] = [];
   try {
     // The senders sign while the nodes start (each takes seconds); they get the URLs with `connect`.

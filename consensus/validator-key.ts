@@ -1,5 +1,6 @@
 // Ed25519 validator keys: node:crypto keeps and exports them (PEM), libsodium signs
-// (primitives' `signEd25519`: 3x faster than node:crypto here, and a devnet signs every block).
+// (primitives' `signEd25519`: 16-19 µs against node:crypto's 26-31 in a loop here, and a devnet
+// signs every block).
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { signEd25519, verifyEd25519 } from '../primitives/index.ts';
 
