@@ -10,7 +10,8 @@
 //   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
 //   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
 //   devnet process (--perf-basic-prof to read it with `perf`, --trace-gc), LOAD_NODE_OUT a file
-//   for that node's output (written when it stops), LOAD_SENDER_ARGV Node flags for the senders.
+//   for that node's output (written when it stops), LOAD_SENDER_ARGV Node flags for the senders,
+//   LOAD_WARMUP seconds of sending before CPU, blocks and stages are counted (0).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -39,6 +40,11 @@ export interface LoadOptions {
   readonly profile: string | null;
   /** Print the tables (the bench) or stay quiet (the test). */
   readonly print: boolean;
+  /**
+   * Seconds of sending before CPU, blocks and stages are counted (default 0): a node that has
+   * run for seconds still compiles its hot code, which a long-running one paid for long ago.
+   */
+  readonly warmup?: number;
 }
 
 export interface LoadReport {
@@ -78,6 +84,7 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
     nodeArgs: words(env.LOAD_NODE_ARGS),
     profile: env.LOAD_PROFILE ?? null,
     print: true,
+    warmup: Number(env.LOAD_WARMUP ?? 0),
   };
 }
 
@@ -171,14 +178,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     for (const s of senders) s.send({ kind: 'connect', urls });
     await Promise.all(ready);
     const pids = nodes.map((n) => n.proc.pid as number);
+    const warmup = Math.min(o.warmup ?? 0, o.seconds / 2);
+    const done = senders.map((s) => nextMessage<SenderReport>(s, 'done'));
+    const sendingFrom = performance.now();
+    for (const s of senders) s.send({ kind: 'go' });
+    if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})${warmup > 0 ? `; counting CPU from ${warmup} s` : ''}`);
+    if (warmup > 0) await new Promise((r) => setTimeout(r, warmup * 1000 - (performance.now() - sendingFrom)));
     const stages0 = await stages(nodes[0] as NodeProcess);
     const threads0 = threadCpu(pids[0] as number);
     const cpu0 = pids.map(processCpu);
     const gen0 = senders.map((s) => processCpu(s.pid as number));
-    const done = senders.map((s) => nextMessage<SenderReport>(s, 'done'));
     const started = performance.now();
-    for (const s of senders) s.send({ kind: 'go' });
-    if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})`);
     const rss: number[] = [];
     const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
     // The main thread's heap every tenth of the run (SIGUSR2 reports), beside the RSS.
@@ -201,14 +211,16 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const stages1 = await stages(nodes[0] as NodeProcess);
     const all = reports.map((x) => x.r);
     const sent = all.reduce((a, r) => a + r.sent, 0);
+    /** Actions sent in the counted window (after the warm-up): what CPU is divided by. */
+    const measured = warmup === 0 ? sent : all.reduce((a, r) => a + r.sentSeconds.filter((sec) => sec >= warmup).length + r.unanswered, 0);
     const ok = all.reduce((a, r) => a + r.ok, 0);
     const orders = all.reduce((a, r) => a + r.orders, 0);
     const unanswered = all.reduce((a, r) => a + r.unanswered, 0);
     const reasons: Record<string, number> = {};
     for (const r of all) for (const [k, v] of Object.entries(r.reasons)) reasons[k] = (reasons[k] ?? 0) + v;
     const lat = Float64Array.from(all.flatMap((r) => r.latencies)).sort();
-    const seconds = Math.min(elapsed, o.seconds);
-    const perAction = (s: number) => (s * 1e6) / Math.max(1, sent);
+    const seconds = Math.min((performance.now() - sendingFrom) / 1000, o.seconds);
+    const perAction = (s: number) => (s * 1e6) / Math.max(1, measured);
     const loopCpu = (threads1.get(pids[0] as number) ?? 0) - (threads0.get(pids[0] as number) ?? 0);
     const report: LoadReport = {
       sent, ok, unanswered, orders, reasons,
