@@ -3,13 +3,15 @@
 // lone job while every worker is idle runs on the event loop instead (a worker's wake-up costs
 // more than the recovery; see runLoneInline). The
 // inline recovery is the same computation on the calling thread, for small setups and as the
-// fallback when workers cannot start. An action travels as its canonical text (submit); EVM
-// signatures travel packed, one buffer each way per batch.
+// fallback when workers cannot start. An action travels as its canonical text (submit), and a
+// batch's common jobs and their answers packed in one buffer each way (signer-wire.ts), as EVM
+// signatures do.
 import { Worker } from 'node:worker_threads';
 import { canonicalize, count, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
+import { isPackable, packJobs, unpackOuts, type PackableJob } from './signer-wire.ts';
 import { threadEntry } from './thread-bundle.js';
 
 export type { RecoveryOut } from './signer-worker.ts';
@@ -169,7 +171,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
           });
         });
         const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; evm: Uint8Array }) => {
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; packed: Uint8Array } | { seq: number; evm: Uint8Array }) => {
           if ('evm' in msg) {
             const resolvers = lane.evmInFlight.get(msg.seq);
             if (resolvers === undefined) return;
@@ -181,7 +183,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
             if (resolvers === undefined) return;
             lane.inFlight.delete(msg.seq);
             lane.queued -= resolvers.length;
-            resolvers.forEach((r, i) => r(msg.out[i] ?? NONE));
+            const out = 'packed' in msg ? unpackOuts(msg.packed) : msg.out;
+            resolvers.forEach((r, i) => r(out[i] ?? NONE));
           }
           // What gathered while the worker was busy goes now, as one batch.
           if (idle(lane)) made.pool?.flush(lane);
@@ -357,10 +360,32 @@ export class WorkerPoolRecovery implements SignerRecovery {
     lane.pending = [];
     count('signer batches');
     count('signer jobs', batch.length);
-    const seq = this.seq++;
-    lane.inFlight.set(seq, batch.map((p) => p.resolve));
+    // The common jobs go packed in one buffer (signer-wire.ts), the rest as objects.
+    const packed: PackableJob[] = [];
+    const packedResolvers: ((a: RecoveryOut) => void)[] = [];
+    const objects: RecoveryJob[] = [];
+    const objectResolvers: ((a: RecoveryOut) => void)[] = [];
+    for (const p of batch) {
+      if (isPackable(p.job)) {
+        packed.push(p.job);
+        packedResolvers.push(p.resolve);
+      } else {
+        objects.push(p.job);
+        objectResolvers.push(p.resolve);
+      }
+    }
     lane.queued += batch.length;
-    lane.worker.postMessage({ seq, jobs: batch.map((p) => p.job) });
+    if (packed.length > 0) {
+      const seq = this.seq++;
+      lane.inFlight.set(seq, packedResolvers);
+      const bytes = packJobs(packed);
+      lane.worker.postMessage({ seq, packed: bytes }, [bytes.buffer as ArrayBuffer]);
+    }
+    if (objects.length > 0) {
+      const seq = this.seq++;
+      lane.inFlight.set(seq, objectResolvers);
+      lane.worker.postMessage({ seq, jobs: objects });
+    }
   }
 
   async close(): Promise<void> {

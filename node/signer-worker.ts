@@ -10,6 +10,7 @@ import { txHash } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import { canonicalize, count, currentThreadId, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
+import { packOuts, unpackJobs } from './signer-wire.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
 export type RecoveryJob =
@@ -33,7 +34,11 @@ export type RecoveryJob =
   | { readonly tx: Uint8Array };
 
 /** A batch from the pool: jobs, or EVM signatures packed in one buffer (evm-signature.ts). */
-export type RecoveryBatch = { readonly seq: number; readonly jobs: RecoveryJob[] } | { readonly seq: number; readonly evm: Uint8Array };
+export type RecoveryBatch =
+  | { readonly seq: number; readonly jobs: RecoveryJob[] }
+  /** Jobs packed by signer-wire.ts, answered packed. */
+  | { readonly seq: number; readonly packed: Uint8Array }
+  | { readonly seq: number; readonly evm: Uint8Array };
 
 export interface RecoveryOut {
   /** The recovered address, or null. */
@@ -208,6 +213,9 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
     if ('evm' in batch) {
       const evm = recoverEvmPacked(batch.evm);
       port.postMessage({ seq: batch.seq, evm }, [evm.buffer as ArrayBuffer]);
+    } else if ('packed' in batch) {
+      const packed = packOuts(runJobs(auth, unpackJobs(batch.packed)));
+      port.postMessage({ seq: batch.seq, packed }, [packed.buffer as ArrayBuffer]);
     } else {
       port.postMessage({ seq: batch.seq, out: runJobs(auth, batch.jobs) });
     }

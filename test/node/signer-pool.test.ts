@@ -66,6 +66,37 @@ t.test('recoverAndEncode: the transaction bytes and hash equal the canonical enc
   }
 });
 
+t.test('a batch of mixed jobs: the packed ones and the rest answer as inline, in order', async (t) => {
+  const pool = await sharedPool();
+  const inline = new InlineRecovery(AUTH);
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const vault = '0x00000000000000000000000000000000000000ab';
+  const base = await signRequest(wallet, { type: 'order', orders: [{ a: 0, b: true, p: '100', s: '1', r: false, t: { limit: { tif: 'Gtc' } } }], grouping: 'na' }, 1_767_225_600_000);
+  const unicode = await signRequest(wallet, { type: 'usdTransfer', destination: vault, amount: '1.5', memo: 'é ☃ 𝄞 \u2028' }, 1_767_225_600_001);
+  const reqs = [
+    base,
+    unicode,
+    { ...base, vaultAddress: vault },
+    { ...base, nonce: 0.5 }, // a fractional nonce: recovers to someone else, bytes exact
+    { ...base, signature: { ...(base.signature as object), v: 28 } },
+    { ...base, signature: { ...(base.signature as object), extra: 1 } }, // not packed: a fourth key
+    { ...base, signature: { r: 'é', s: '0x01', v: 27 } }, // not packed: r not ASCII
+    { ...base, signature: ['0x01', '0x02', 27] }, // not packed: not an object of r, s, v
+    { ...base, signature: null },
+  ];
+  const fromPool = await Promise.all(reqs.map((r) => pool.recoverAndEncode(r)));
+  for (const [i, r] of reqs.entries()) {
+    const expected = await inline.recoverAndEncode(r);
+    t.equal(fromPool[i]!.address, expected.address, `address of request ${i}`);
+    t.same(fromPool[i]!.tx === undefined ? undefined : Buffer.from(fromPool[i]!.tx!.bytes), expected.tx === undefined ? undefined : Buffer.from(expected.tx.bytes), `bytes of request ${i}`);
+    t.equal(fromPool[i]!.tx?.hash, expected.tx?.hash, `hash of request ${i}`);
+    // The bytes are their own buffer, not a view of the batch's answer.
+    if (fromPool[i]!.tx !== undefined) t.equal(fromPool[i]!.tx!.bytes.byteLength, fromPool[i]!.tx!.bytes.buffer.byteLength);
+  }
+  t.equal(fromPool[0]!.address, wallet.address.toLowerCase());
+  t.equal(fromPool[1]!.address, wallet.address.toLowerCase());
+});
+
 t.test('block transactions: candidates from the bytes, on the pool as inline', async (t) => {
   const pool = await sharedPool();
   const inline = new InlineRecovery(AUTH);

@@ -1,0 +1,48 @@
+// The signer pool's packed jobs and answers read back as they were written.
+import t from 'tap';
+import { isPackable, packJobs, packOuts, unpackJobs, unpackOuts, type PackableJob } from '../../node/index.ts';
+
+const sig = { r: `0x${'1f'.repeat(32)}`, s: `0x${'2e'.repeat(32)}`, v: 27 };
+
+t.test('jobs round-trip: text of any kind, vault and hint present or not, any float', async (t) => {
+  const jobs: PackableJob[] = [
+    { req: { action: undefined, nonce: 1_767_225_600_000, vaultAddress: null, signature: sig }, binding: 'action', encode: true, canonical: '{"type":"order"}' },
+    { req: { action: undefined, nonce: 0.1, vaultAddress: `0x${'ab'.repeat(20)}`, signature: { ...sig, v: -0 } }, binding: 'action', encode: true, canonical: '{"m":"é ☃ 𝄞"}', hint: `0x${'cd'.repeat(20)}` },
+    { req: { action: undefined, nonce: Number.MAX_SAFE_INTEGER, vaultAddress: null, signature: { r: '', s: 'x', v: 1e300 } }, binding: 'action', encode: true, canonical: '', hint: '' },
+  ];
+  const back = unpackJobs(packJobs(jobs));
+  t.same(back, jobs);
+  t.ok(Object.is(back[1]!.req.signature.v, -0));
+  t.equal(back[0]!.hint, undefined);
+  t.notOk('hint' in back[0]!);
+  t.same(unpackJobs(packJobs([])), []);
+});
+
+t.test('answers round-trip: no address, no transaction, both; bytes copied out', async (t) => {
+  const outs = [
+    { address: null },
+    { address: `0x${'ab'.repeat(20)}`, tx: { bytes: Uint8Array.of(1, 2, 3), hash: `0x${'00'.repeat(32)}` } },
+    { address: null, tx: { bytes: new Uint8Array(0), hash: '0x' } },
+    { address: `0x${'cd'.repeat(20)}` },
+  ];
+  const back = unpackOuts(packOuts(outs));
+  t.same(back.map((o) => ({ ...o, ...(o.tx === undefined ? {} : { tx: { bytes: [...o.tx.bytes], hash: o.tx.hash } }) })), outs.map((o) => ({ ...o, ...(o.tx === undefined ? {} : { tx: { bytes: [...o.tx.bytes], hash: o.tx.hash } }) })));
+  t.equal(back[1]!.tx!.bytes.buffer.byteLength, 3);
+  t.throws(() => packOuts([{ address: null, candidates: [] }]), /candidates/);
+});
+
+t.test('only the action binding, encoded, with an exact {r, s, v} of ASCII strings is packed', async (t) => {
+  const req = { action: undefined, nonce: 1, vaultAddress: null, signature: sig };
+  t.ok(isPackable({ req, binding: 'action', encode: true, canonical: '{}' }));
+  t.ok(isPackable({ req: { ...req, vaultAddress: `0x${'ab'.repeat(20)}` }, binding: 'action', encode: true, canonical: '{}', hint: `0x${'cd'.repeat(20)}` }));
+  t.notOk(isPackable({ req, binding: 'literal', encode: false }));
+  t.notOk(isPackable({ req, binding: 'action', encode: false, canonical: '{}' }));
+  t.notOk(isPackable({ req, binding: 'action', encode: true }));
+  t.notOk(isPackable({ req: { ...req, dialect: 'hyperliquid' }, binding: 'action', encode: true, canonical: '{}' }));
+  t.notOk(isPackable({ tx: new Uint8Array(1) }));
+  for (const signature of [{ ...sig, extra: 1 }, { r: sig.r, s: sig.s }, { ...sig, v: '27' }, { ...sig, r: 1 }, { ...sig, s: 'é' }, null, 'sig', [sig.r, sig.s, 27]]) {
+    t.notOk(isPackable({ req: { ...req, signature }, binding: 'action', encode: true, canonical: '{}' }), JSON.stringify(signature));
+  }
+  t.notOk(isPackable({ req: { ...req, vaultAddress: 'é' }, binding: 'action', encode: true, canonical: '{}' }));
+  t.notOk(isPackable({ req, binding: 'action', encode: true, canonical: '{}', hint: '☃' }));
+});
