@@ -36,8 +36,10 @@ export function isPackable(job: RecoveryJob): job is PackableJob {
   if (typeof sig !== 'object' || sig === null) return false;
   let keys = 0;
   for (const k in sig) if (Object.hasOwn(sig, k)) keys++;
+  const { nonce, vaultAddress } = job.req as { nonce: unknown; vaultAddress: unknown };
   return keys === 3 && typeof sig.r === 'string' && typeof sig.s === 'string' && typeof sig.v === 'number' && ascii(sig.r) && ascii(sig.s)
-    && (job.req.vaultAddress === null || ascii(job.req.vaultAddress)) && (job.hint === undefined || ascii(job.hint));
+    && typeof nonce === 'number' && (vaultAddress === null || (typeof vaultAddress === 'string' && ascii(vaultAddress)))
+    && (job.hint === undefined || (typeof job.hint === 'string' && ascii(job.hint)));
 }
 
 const encoder = new TextEncoder();

@@ -44,5 +44,9 @@ t.test('only the action binding, encoded, with an exact {r, s, v} of ASCII strin
     t.notOk(isPackable({ req: { ...req, signature }, binding: 'action', encode: true, canonical: '{}' }), JSON.stringify(signature));
   }
   t.notOk(isPackable({ req: { ...req, vaultAddress: 'é' }, binding: 'action', encode: true, canonical: '{}' }));
+  // Fields the types promise but a request's JSON may not keep: such a job goes as an object.
+  t.notOk(isPackable({ req: { ...req, nonce: '1' as unknown as number }, binding: 'action', encode: true, canonical: '{}' }));
+  t.notOk(isPackable({ req: { ...req, vaultAddress: undefined as unknown as null }, binding: 'action', encode: true, canonical: '{}' }));
+  t.notOk(isPackable({ req, binding: 'action', encode: true, canonical: '{}', hint: 7 as unknown as string }));
   t.notOk(isPackable({ req, binding: 'action', encode: true, canonical: '{}', hint: '☃' }));
 });
