@@ -84,7 +84,7 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
     nodeArgs: words(env.LOAD_NODE_ARGS),
     profile: env.LOAD_PROFILE ?? null,
     print: true,
-    warmup: Number(env.LOAD_WARMUP ?? 0),
+    warmup: Math.max(0, Number(env.LOAD_WARMUP) || 0),
   };
 }
 
@@ -178,19 +178,21 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     for (const s of senders) s.send({ kind: 'connect', urls });
     await Promise.all(ready);
     const pids = nodes.map((n) => n.proc.pid as number);
-    const warmup = Math.min(o.warmup ?? 0, o.seconds / 2);
+    // Whole seconds: the senders report each answer's second of sending.
+    const warmup = Math.floor(Math.min(o.warmup ?? 0, o.seconds / 2));
     const done = senders.map((s) => nextMessage<SenderReport>(s, 'done'));
     const sendingFrom = performance.now();
     for (const s of senders) s.send({ kind: 'go' });
     if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})${warmup > 0 ? `; counting CPU from ${warmup} s` : ''}`);
+    // RSS from the first second of sending, warm-up included ("at 60 s" means 60 s of sending).
+    const rss: number[] = [];
+    const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
     if (warmup > 0) await new Promise((r) => setTimeout(r, warmup * 1000 - (performance.now() - sendingFrom)));
     const stages0 = await stages(nodes[0] as NodeProcess);
     const threads0 = threadCpu(pids[0] as number);
     const cpu0 = pids.map(processCpu);
     const gen0 = senders.map((s) => processCpu(s.pid as number));
     const started = performance.now();
-    const rss: number[] = [];
-    const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
     // The main thread's heap every tenth of the run (SIGUSR2 reports), beside the RSS.
     const heap: string[] = [];
     let heapSample: Promise<void> = Promise.resolve();

@@ -376,10 +376,19 @@ export class WorkerPoolRecovery implements SignerRecovery {
     }
     lane.queued += batch.length;
     if (packed.length > 0) {
-      const seq = this.seq++;
-      lane.inFlight.set(seq, packedResolvers);
-      const bytes = packJobs(packed);
-      lane.worker.postMessage({ seq, packed: bytes }, [bytes.buffer as ArrayBuffer]);
+      let bytes: Uint8Array | null = null;
+      try {
+        bytes = packJobs(packed);
+      } catch {
+        // Never expected (isPackable checked every field): these jobs go as objects instead.
+        objects.push(...packed);
+        objectResolvers.push(...packedResolvers);
+      }
+      if (bytes !== null) {
+        const seq = this.seq++;
+        lane.inFlight.set(seq, packedResolvers);
+        lane.worker.postMessage({ seq, packed: bytes }, [bytes.buffer as ArrayBuffer]);
+      }
     }
     if (objects.length > 0) {
       const seq = this.seq++;

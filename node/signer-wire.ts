@@ -19,6 +19,9 @@ export interface PackableJob {
   readonly hint?: string;
 }
 
+/** Longer r or s texts (a 32-byte scalar is 66 characters) go as objects: no long scans here. */
+const MAX_SCALAR_TEXT = 80;
+
 function ascii(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
   return true;
@@ -35,9 +38,10 @@ export function isPackable(job: RecoveryJob): job is PackableJob {
   const sig = job.req.signature as { r?: unknown; s?: unknown; v?: unknown } | null;
   if (typeof sig !== 'object' || sig === null) return false;
   let keys = 0;
-  for (const k in sig) if (Object.hasOwn(sig, k)) keys++;
+  for (const k in sig) if (Object.hasOwn(sig, k) && ++keys > 3) return false;
   const { nonce, vaultAddress } = job.req as { nonce: unknown; vaultAddress: unknown };
-  return keys === 3 && typeof sig.r === 'string' && typeof sig.s === 'string' && typeof sig.v === 'number' && ascii(sig.r) && ascii(sig.s)
+  return keys === 3 && typeof sig.r === 'string' && typeof sig.s === 'string' && typeof sig.v === 'number'
+    && sig.r.length <= MAX_SCALAR_TEXT && sig.s.length <= MAX_SCALAR_TEXT && ascii(sig.r) && ascii(sig.s)
     && typeof nonce === 'number' && (vaultAddress === null || (typeof vaultAddress === 'string' && ascii(vaultAddress)))
     && (job.hint === undefined || (typeof job.hint === 'string' && ascii(job.hint)));
 }
@@ -113,14 +117,15 @@ class Reader {
   }
 }
 
-/** UTF-8 takes at most three bytes per UTF-16 code unit. */
-const most = (s: string): number => 4 + 3 * s.length;
+/** A string's room: its length prefix and its UTF-8 bytes (ASCII: one a character). */
+const room = (s: string): number => 4 + Buffer.byteLength(s, 'utf8');
+const asciiRoom = (s: string): number => 4 + s.length;
 
 export function packJobs(jobs: readonly PackableJob[]): Uint8Array {
   let size = 4;
   for (const j of jobs) {
     const sig = j.req.signature;
-    size += 17 + most(j.canonical) + most(sig.r) + most(sig.s) + (j.req.vaultAddress === null ? 0 : most(j.req.vaultAddress)) + (j.hint === undefined ? 0 : most(j.hint));
+    size += 17 + room(j.canonical) + asciiRoom(sig.r) + asciiRoom(sig.s) + (j.req.vaultAddress === null ? 0 : asciiRoom(j.req.vaultAddress)) + (j.hint === undefined ? 0 : asciiRoom(j.hint));
   }
   const w = new Writer(size);
   w.u32(jobs.length);
@@ -157,7 +162,7 @@ export function unpackJobs(bytes: Uint8Array): PackableJob[] {
 
 export function packOuts(outs: readonly RecoveryOut[]): Uint8Array {
   let size = 4;
-  for (const o of outs) size += 1 + (o.address === null ? 0 : most(o.address)) + (o.tx === undefined ? 0 : 4 + o.tx.bytes.length + most(o.tx.hash));
+  for (const o of outs) size += 1 + (o.address === null ? 0 : room(o.address)) + (o.tx === undefined ? 0 : 4 + o.tx.bytes.length + room(o.tx.hash));
   const w = new Writer(size);
   w.u32(outs.length);
   for (const o of outs) {

@@ -214,7 +214,14 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
       const evm = recoverEvmPacked(batch.evm);
       port.postMessage({ seq: batch.seq, evm }, [evm.buffer as ArrayBuffer]);
     } else if ('packed' in batch) {
-      const packed = packOuts(runJobs(auth, unpackJobs(batch.packed)));
+      let packed: Uint8Array;
+      try {
+        packed = packOuts(runJobs(auth, unpackJobs(batch.packed)));
+      } catch {
+        // Never expected (runJobs answers every job); answered as no address each, not dropped.
+        port.postMessage({ seq: batch.seq, out: [] });
+        return;
+      }
       port.postMessage({ seq: batch.seq, packed }, [packed.buffer as ArrayBuffer]);
     } else {
       port.postMessage({ seq: batch.seq, out: runJobs(auth, batch.jobs) });

@@ -40,7 +40,7 @@ t.test('only the action binding, encoded, with an exact {r, s, v} of ASCII strin
   t.notOk(isPackable({ req, binding: 'action', encode: true }));
   t.notOk(isPackable({ req: { ...req, dialect: 'hyperliquid' }, binding: 'action', encode: true, canonical: '{}' }));
   t.notOk(isPackable({ tx: new Uint8Array(1) }));
-  for (const signature of [{ ...sig, extra: 1 }, { r: sig.r, s: sig.s }, { ...sig, v: '27' }, { ...sig, r: 1 }, { ...sig, s: 'é' }, null, 'sig', [sig.r, sig.s, 27]]) {
+  for (const signature of [{ ...sig, extra: 1 }, { r: sig.r, s: sig.s }, { ...sig, v: '27' }, { ...sig, r: 1 }, { ...sig, s: 'é' }, { ...sig, r: `0x${'0'.repeat(100)}` }, null, 'sig', [sig.r, sig.s, 27]]) {
     t.notOk(isPackable({ req: { ...req, signature }, binding: 'action', encode: true, canonical: '{}' }), JSON.stringify(signature));
   }
   t.notOk(isPackable({ req: { ...req, vaultAddress: 'é' }, binding: 'action', encode: true, canonical: '{}' }));
