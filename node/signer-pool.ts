@@ -66,8 +66,9 @@ interface Lane {
   pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
   /** EVM signatures gathered this tick: they leave with the jobs, packed in their own message. */
   evmPending: { sig: EvmSignature; resolve: (s: EvmSender | null) => void }[];
-  readonly inFlight: Map<number, ((a: RecoveryOut) => void)[]>;
-  readonly evmInFlight: Map<number, ((s: EvmSender | null) => void)[]>;
+  /** Batches with the worker, by sequence: their jobs are kept to be recovered here if it is lost. */
+  readonly inFlight: Map<number, { jobs: RecoveryJob[]; resolvers: ((a: RecoveryOut) => void)[] }>;
+  readonly evmInFlight: Map<number, { sigs: EvmSignature[]; resolvers: ((s: EvmSender | null) => void)[] }>;
   queued: number;
 }
 
@@ -127,8 +128,9 @@ const MAX_BATCH = 256;
 const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
 
 export class WorkerPoolRecovery implements SignerRecovery {
-  private readonly lanes: Lane[];
+  private lanes: Lane[];
   private seq = 0;
+  private closing = false;
   private flushScheduled = false;
   /** The lane this tick's jobs go to (see enqueue). */
   private tickLane: Lane | null = null;
@@ -173,13 +175,13 @@ export class WorkerPoolRecovery implements SignerRecovery {
         const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
         worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; packed: Uint8Array } | { seq: number; evm: Uint8Array }) => {
           if ('evm' in msg) {
-            const resolvers = lane.evmInFlight.get(msg.seq);
+            const resolvers = lane.evmInFlight.get(msg.seq)?.resolvers;
             if (resolvers === undefined) return;
             lane.evmInFlight.delete(msg.seq);
             lane.queued -= resolvers.length;
             resolvers.forEach((r, i) => r(readEvmSender(msg.evm, i)));
           } else {
-            const resolvers = lane.inFlight.get(msg.seq);
+            const resolvers = lane.inFlight.get(msg.seq)?.resolvers;
             if (resolvers === undefined) return;
             lane.inFlight.delete(msg.seq);
             lane.queued -= resolvers.length;
@@ -189,6 +191,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
           // What gathered while the worker was busy goes now, as one batch.
           if (idle(lane)) made.pool?.flush(lane);
         });
+        // A worker lost after start-up (it threw, or was killed): its work is recovered here.
+        worker.on('error', () => made.pool?.lose(lane));
+        worker.on('exit', () => made.pool?.lose(lane));
         return lane;
       }),
     ).catch((err: unknown) => {
@@ -253,6 +258,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null> {
     return new Promise((resolve) => {
       const lane = this.laneForTick();
+      if (lane === null) return resolve(timed('recovery', () => recoverEvmSender(sig)));
       lane.evmPending.push({ sig, resolve });
       this.gathered(lane, lane.evmPending.length);
     });
@@ -287,6 +293,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
   private enqueue(job: RecoveryJob): Promise<RecoveryOut> {
     return new Promise((resolve) => {
       const lane = this.laneForTick();
+      if (lane === null) return resolve(timed('recovery', () => runJob(this.auth, job)));
       lane.pending.push({ job, resolve });
       this.gathered(lane, lane.pending.length);
     });
@@ -295,9 +302,11 @@ export class WorkerPoolRecovery implements SignerRecovery {
   // A tick's jobs go to one lane, the one with the least work queued when the tick's first job
   // came: one message (one thread wake-up) per tick, not one per lane. A full batch moves on.
   // A lane sends while its worker is idle; a busy one sends what gathered when it answers.
-  private laneForTick(): Lane {
+  private laneForTick(): Lane | null {
     if (this.tickLane !== null) return this.tickLane;
-    let lane = this.lanes[0] as Lane;
+    let lane = this.lanes[0];
+    if (lane === undefined) return null; // every worker was lost
+
     for (const l of this.lanes) if (load(l) < load(lane)) lane = l;
     this.tickLane = lane;
     return lane;
@@ -350,7 +359,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       const evm = lane.evmPending;
       lane.evmPending = [];
       const seq = this.seq++;
-      lane.evmInFlight.set(seq, evm.map((p) => p.resolve));
+      lane.evmInFlight.set(seq, { sigs: evm.map((p) => p.sig), resolvers: evm.map((p) => p.resolve) });
       lane.queued += evm.length;
       const packed = packEvmJobs(evm.map((p) => p.sig));
       lane.worker.postMessage({ seq, evm: packed }, [packed.buffer as ArrayBuffer]);
@@ -386,21 +395,53 @@ export class WorkerPoolRecovery implements SignerRecovery {
       }
       if (bytes !== null) {
         const seq = this.seq++;
-        lane.inFlight.set(seq, packedResolvers);
+        lane.inFlight.set(seq, { jobs: packed, resolvers: packedResolvers });
         lane.worker.postMessage({ seq, packed: bytes }, [bytes.buffer as ArrayBuffer]);
       }
     }
     if (objects.length > 0) {
       const seq = this.seq++;
-      lane.inFlight.set(seq, objectResolvers);
+      lane.inFlight.set(seq, { jobs: objects, resolvers: objectResolvers });
       lane.worker.postMessage({ seq, jobs: objects });
     }
   }
 
+  /**
+   * A lane whose worker was lost: it leaves the pool, and its jobs, in flight or gathered, are
+   * recovered on this thread (an answer of no address would refuse valid requests). With every
+   * worker lost, recovery stays here. Once per lane.
+   */
+  private lose(lane: Lane): void {
+    if (this.closing || !this.lanes.includes(lane)) return;
+    this.lanes = this.lanes.filter((l) => l !== lane);
+    if (this.tickLane === lane) this.tickLane = null;
+    count('signer workers lost');
+    const jobs = [...[...lane.inFlight.values()].flatMap((b) => b.jobs.map((job, i) => ({ job, resolve: b.resolvers[i] as (a: RecoveryOut) => void }))), ...lane.pending];
+    const evm = [...[...lane.evmInFlight.values()].flatMap((b) => b.sigs.map((sig, i) => ({ sig, resolve: b.resolvers[i] as (s: EvmSender | null) => void }))), ...lane.evmPending];
+    lane.inFlight.clear();
+    lane.evmInFlight.clear();
+    lane.pending = [];
+    lane.evmPending = [];
+    lane.queued = 0;
+    for (const { job, resolve } of jobs) resolve(timed('recovery', () => runJob(this.auth, job)));
+    for (const { sig, resolve } of evm) resolve(timed('recovery', () => recoverEvmSender(sig)));
+  }
+
+  /** Workers serving (fewer than started once one is lost). */
+  get workers(): number {
+    return this.lanes.length;
+  }
+
+  /** Tests: ends a worker as a crash would (its work is recovered here). */
+  async crashWorker(i: number): Promise<void> {
+    await this.lanes[i]?.worker.terminate();
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
     for (const lane of this.lanes) {
-      for (const resolvers of lane.inFlight.values()) for (const r of resolvers) r(NONE);
-      for (const resolvers of lane.evmInFlight.values()) for (const r of resolvers) r(null);
+      for (const b of lane.inFlight.values()) for (const r of b.resolvers) r(NONE);
+      for (const b of lane.evmInFlight.values()) for (const r of b.resolvers) r(null);
       for (const p of lane.pending) p.resolve(NONE);
       for (const p of lane.evmPending) p.resolve(null);
     }

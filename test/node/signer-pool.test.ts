@@ -319,3 +319,26 @@ t.test("a peer's signer hints are used once two proved right, and dropped after 
   await pool.recoverAndEncode(await signRequest(a, action, 1_767_226_100_300), { peer, signer: addrA });
   t.equal(hints() - h1, 1, 'then used again');
 });
+
+t.test('a worker lost after start-up: its jobs in flight and later ones are recovered here, rightly', async (t) => {
+  const pool = await WorkerPoolRecovery.start(AUTH, 2);
+  t.teardown(() => pool.close());
+  const inline = new InlineRecovery(AUTH);
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const reqs = await Promise.all(Array.from({ length: 12 }, (_, i) => signRequest(wallet, { type: 'cancel', cancels: [{ a: 0, o: i }] }, 1_767_225_600_000 + i)));
+  const expected = await Promise.all(reqs.map((r) => inline.recoverAndEncode(r)));
+  // A tick of several goes to a worker; both are lost while it may still be working on them.
+  const answers = Promise.all(reqs.map((r) => pool.recoverAndEncode(r)));
+  await new Promise((r) => setImmediate(r));
+  await pool.crashWorker(0);
+  t.equal(pool.workers, 1);
+  await pool.crashWorker(0);
+  t.equal(pool.workers, 0);
+  const got = await answers;
+  t.same(got.map((o) => [o.address, o.tx?.hash]), expected.map((o) => [o.address, o.tx?.hash]));
+  t.equal(got[0]!.address, wallet.address.toLowerCase());
+  // With no worker left, recovery runs on this thread.
+  const later = await Promise.all(reqs.slice(0, 3).map((r) => pool.recoverAndEncode(r)));
+  t.same(later.map((o) => o.address), expected.slice(0, 3).map((o) => o.address));
+  t.equal(pool.queueLength(), 0);
+});
