@@ -60,15 +60,18 @@ export class InlineRecovery implements SignerRecovery {
   async close(): Promise<void> {}
 }
 
+type PendingJob = { job: RecoveryJob; resolve: (a: RecoveryOut) => void };
+type PendingEvm = { sig: EvmSignature; resolve: (s: EvmSender | null) => void };
+
 interface Lane {
   readonly worker: Worker;
   /** Jobs gathered this tick, and the batches in flight by sequence. */
-  pending: { job: RecoveryJob; resolve: (a: RecoveryOut) => void }[];
+  pending: PendingJob[];
   /** EVM signatures gathered this tick: they leave with the jobs, packed in their own message. */
-  evmPending: { sig: EvmSignature; resolve: (s: EvmSender | null) => void }[];
-  /** Batches with the worker, by sequence: their jobs are kept to be recovered here if it is lost. */
-  readonly inFlight: Map<number, { jobs: RecoveryJob[]; resolvers: ((a: RecoveryOut) => void)[] }>;
-  readonly evmInFlight: Map<number, { sigs: EvmSignature[]; resolvers: ((s: EvmSender | null) => void)[] }>;
+  evmPending: PendingEvm[];
+  /** Batches with the worker, by sequence, jobs kept: a lost worker's are recovered here. */
+  readonly inFlight: Map<number, PendingJob[]>;
+  readonly evmInFlight: Map<number, PendingEvm[]>;
   queued: number;
 }
 
@@ -175,18 +178,18 @@ export class WorkerPoolRecovery implements SignerRecovery {
         const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
         worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; packed: Uint8Array } | { seq: number; evm: Uint8Array }) => {
           if ('evm' in msg) {
-            const resolvers = lane.evmInFlight.get(msg.seq)?.resolvers;
-            if (resolvers === undefined) return;
+            const batch = lane.evmInFlight.get(msg.seq);
+            if (batch === undefined) return;
             lane.evmInFlight.delete(msg.seq);
-            lane.queued -= resolvers.length;
-            resolvers.forEach((r, i) => r(readEvmSender(msg.evm, i)));
+            lane.queued -= batch.length;
+            batch.forEach((p, i) => p.resolve(readEvmSender(msg.evm, i)));
           } else {
-            const resolvers = lane.inFlight.get(msg.seq)?.resolvers;
-            if (resolvers === undefined) return;
+            const batch = lane.inFlight.get(msg.seq);
+            if (batch === undefined) return;
             lane.inFlight.delete(msg.seq);
-            lane.queued -= resolvers.length;
+            lane.queued -= batch.length;
             const out = 'packed' in msg ? unpackOuts(msg.packed) : msg.out;
-            resolvers.forEach((r, i) => r(out[i] ?? NONE));
+            batch.forEach((p, i) => p.resolve(out[i] ?? NONE));
           }
           // What gathered while the worker was busy goes now, as one batch.
           if (idle(lane)) made.pool?.flush(lane);
@@ -306,7 +309,6 @@ export class WorkerPoolRecovery implements SignerRecovery {
     if (this.tickLane !== null) return this.tickLane;
     let lane = this.lanes[0];
     if (lane === undefined) return null; // every worker was lost
-
     for (const l of this.lanes) if (load(l) < load(lane)) lane = l;
     this.tickLane = lane;
     return lane;
@@ -359,7 +361,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       const evm = lane.evmPending;
       lane.evmPending = [];
       const seq = this.seq++;
-      lane.evmInFlight.set(seq, { sigs: evm.map((p) => p.sig), resolvers: evm.map((p) => p.resolve) });
+      lane.evmInFlight.set(seq, evm);
       lane.queued += evm.length;
       const packed = packEvmJobs(evm.map((p) => p.sig));
       lane.worker.postMessage({ seq, evm: packed }, [packed.buffer as ArrayBuffer]);
@@ -370,39 +372,29 @@ export class WorkerPoolRecovery implements SignerRecovery {
     count('signer batches');
     count('signer jobs', batch.length);
     // The common jobs go packed in one buffer (signer-wire.ts), the rest as objects.
-    const packed: PackableJob[] = [];
-    const packedResolvers: ((a: RecoveryOut) => void)[] = [];
-    const objects: RecoveryJob[] = [];
-    const objectResolvers: ((a: RecoveryOut) => void)[] = [];
-    for (const p of batch) {
-      if (isPackable(p.job)) {
-        packed.push(p.job);
-        packedResolvers.push(p.resolve);
-      } else {
-        objects.push(p.job);
-        objectResolvers.push(p.resolve);
-      }
-    }
+    let packed: PendingJob[] = [];
+    const objects: PendingJob[] = [];
+    for (const p of batch) (isPackable(p.job) ? packed : objects).push(p);
     lane.queued += batch.length;
     if (packed.length > 0) {
       let bytes: Uint8Array | null = null;
       try {
-        bytes = packJobs(packed);
+        bytes = packJobs(packed.map((p) => p.job as PackableJob));
       } catch {
         // Never expected (isPackable checked every field): these jobs go as objects instead.
         objects.push(...packed);
-        objectResolvers.push(...packedResolvers);
+        packed = [];
       }
       if (bytes !== null) {
         const seq = this.seq++;
-        lane.inFlight.set(seq, { jobs: packed, resolvers: packedResolvers });
+        lane.inFlight.set(seq, packed);
         lane.worker.postMessage({ seq, packed: bytes }, [bytes.buffer as ArrayBuffer]);
       }
     }
     if (objects.length > 0) {
       const seq = this.seq++;
-      lane.inFlight.set(seq, { jobs: objects, resolvers: objectResolvers });
-      lane.worker.postMessage({ seq, jobs: objects });
+      lane.inFlight.set(seq, objects);
+      lane.worker.postMessage({ seq, jobs: objects.map((p) => p.job) });
     }
   }
 
@@ -416,8 +408,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
     this.lanes = this.lanes.filter((l) => l !== lane);
     if (this.tickLane === lane) this.tickLane = null;
     count('signer workers lost');
-    const jobs = [...[...lane.inFlight.values()].flatMap((b) => b.jobs.map((job, i) => ({ job, resolve: b.resolvers[i] as (a: RecoveryOut) => void }))), ...lane.pending];
-    const evm = [...[...lane.evmInFlight.values()].flatMap((b) => b.sigs.map((sig, i) => ({ sig, resolve: b.resolvers[i] as (s: EvmSender | null) => void }))), ...lane.evmPending];
+    const jobs = [...[...lane.inFlight.values()].flat(), ...lane.pending];
+    const evm = [...[...lane.evmInFlight.values()].flat(), ...lane.evmPending];
     lane.inFlight.clear();
     lane.evmInFlight.clear();
     lane.pending = [];
@@ -440,8 +432,8 @@ export class WorkerPoolRecovery implements SignerRecovery {
   async close(): Promise<void> {
     this.closing = true;
     for (const lane of this.lanes) {
-      for (const b of lane.inFlight.values()) for (const r of b.resolvers) r(NONE);
-      for (const b of lane.evmInFlight.values()) for (const r of b.resolvers) r(null);
+      for (const b of lane.inFlight.values()) for (const p of b) p.resolve(NONE);
+      for (const b of lane.evmInFlight.values()) for (const p of b) p.resolve(null);
       for (const p of lane.pending) p.resolve(NONE);
       for (const p of lane.evmPending) p.resolve(null);
     }
