@@ -7,10 +7,12 @@
 // makes it ask the sender for the whole proposal. Validators
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
 // joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
-// recovered by the replica's rebroadcast and block sync, so sending never waits. Frames written
-// to a stream in one synchronous burst (a batch of transactions, a vote and the next proposal) go
-// out as one write at the end of that burst (a microtask): one noise seal and one yamux frame
-// instead of one per message, and no timer, so nothing waits.
+// recovered by the replica's rebroadcast and block sync, so sending never waits. Consensus frames
+// written in one synchronous burst (a vote and the next proposal) go out as one yamux frame at the
+// end of the burst (a microtask); gossiped transactions at the end of the event loop's turn, so a
+// signer batch's admissions share one. Under that, p2p-coalesce.ts seals a tick's yamux frames as
+// one noise message, writes a tick's noise messages with one call, and grants window credit per
+// half window: no timer anywhere, so nothing waits.
 // libp2p is loaded on start, after the Promise.withResolvers polyfill it needs on Node 20.
 import type { Libp2p } from 'libp2p';
 import type { Stream } from '@libp2p/interface';
@@ -18,6 +20,7 @@ import type { ConsensusTransport } from './bft-engine.ts';
 import { utf8, utf8Text } from '../primitives/index.ts';
 import type { ConsensusMessage } from './replica.ts';
 import { TxCache } from './tx-cache.ts';
+import { coalescingEncrypter, lazyWindowUpdates } from './p2p-coalesce.ts';
 import { compactMessage, decodeMessage, encodeMessage, expandMessage, isCompactMessage, MAX_MESSAGE_BYTES } from './wire.ts';
 
 function polyfillWithResolvers(): void {
@@ -111,6 +114,9 @@ export class Libp2pTransport implements ConsensusTransport {
   private stopped = false;
   /** Frames written in the current burst, per stream, in order; sent by `flushWrites`. */
   private readonly outbox = new Map<Stream, { peer: string; frames: Uint8Array[]; bytes: number }>();
+  /** A flush is queued for the end of this burst, or of this turn of the event loop. */
+  private flushSoon = false;
+  private flushLater = false;
   private readonly txCache: TxCache;
   /**
    * Frames of own proposals by signature: whole and compact (null when nothing was compacted), and
@@ -147,7 +153,7 @@ export class Libp2pTransport implements ConsensusTransport {
       privateKey: await generateKeyPairFromSeed('Ed25519', opts.nodeKeySeed),
       addresses: { listen: [opts.listen] },
       transports: [tcp()],
-      connectionEncrypters: [noise()],
+      connectionEncrypters: [(components: Parameters<ReturnType<typeof noise>>[0]) => coalescingEncrypter(noise()(components))],
       streamMuxers: [yamux()],
     });
     const t = new Libp2pTransport(node, opts, `/svc/${opts.chainId}/consensus/2`);
@@ -189,8 +195,8 @@ export class Libp2pTransport implements ConsensusTransport {
    */
   broadcastTx(tx: Uint8Array, signer?: string): void {
     this.txCache.add(tx);
-    if (signer !== undefined && ADDRESS_RE.test(signer)) this.broadcastFrame(frame(channel(SIGNER_HINT, Buffer.from(signer.slice(2), 'hex'))));
-    this.broadcastFrame(frame(channel(TX, tx)));
+    if (signer !== undefined && ADDRESS_RE.test(signer)) this.broadcastFrame(frame(channel(SIGNER_HINT, Buffer.from(signer.slice(2), 'hex'))), false);
+    this.broadcastFrame(frame(channel(TX, tx)), false);
   }
 
   send(peer: string, msg: ConsensusMessage): void {
@@ -222,8 +228,8 @@ export class Libp2pTransport implements ConsensusTransport {
     return own.compact;
   }
 
-  private broadcastFrame(bytes: Uint8Array): void {
-    for (const [peer, list] of this.streams) this.write(peer, list[list.length - 1] as Stream, bytes);
+  private broadcastFrame(bytes: Uint8Array, urgent = true): void {
+    for (const [peer, list] of this.streams) this.write(peer, list[list.length - 1] as Stream, bytes, urgent);
   }
 
   async stop(): Promise<void> {
@@ -232,11 +238,29 @@ export class Libp2pTransport implements ConsensusTransport {
     await this.node.stop();
   }
 
-  /** Queues a frame for the end of this burst; dropped when the stream is this far behind. */
-  private write(peer: string, stream: Stream, bytes: Uint8Array): void {
+  /**
+   * Queues a frame; dropped when the stream is this far behind. Consensus frames go at the end of
+   * this burst (a microtask); gossiped transactions wait for the end of this turn of the event
+   * loop (`setImmediate`), so the admissions of one signer batch, each finishing in its own
+   * microtask, leave together. Frames keep their order on a stream: a consensus frame takes the
+   * transactions queued before it along.
+   */
+  private write(peer: string, stream: Stream, bytes: Uint8Array, urgent = true): void {
+    if (urgent && !this.flushSoon) {
+      this.flushSoon = true;
+      queueMicrotask(() => {
+        this.flushSoon = false;
+        this.flushWrites();
+      });
+    } else if (!urgent && !this.flushSoon && !this.flushLater) {
+      this.flushLater = true;
+      setImmediate(() => {
+        this.flushLater = false;
+        this.flushWrites();
+      });
+    }
     let box = this.outbox.get(stream);
     if (box === undefined) {
-      if (this.outbox.size === 0) queueMicrotask(() => this.flushWrites());
       box = { peer, frames: [], bytes: 0 };
       this.outbox.set(stream, box);
     }
@@ -246,6 +270,7 @@ export class Libp2pTransport implements ConsensusTransport {
   }
 
   private flushWrites(): void {
+    if (this.outbox.size === 0) return;
     const boxes = [...this.outbox];
     this.outbox.clear();
     for (const [stream, { peer, frames }] of boxes) {
@@ -284,6 +309,7 @@ export class Libp2pTransport implements ConsensusTransport {
     // Both sides may dial at once; closing one of two streams from each end could close both,
     // so every open stream is kept and read.
     this.streams.set(peer, [...(this.streams.get(peer) ?? []), stream]);
+    lazyWindowUpdates(stream);
     const decoder = new FrameDecoder();
     /** A signer hint read on this stream, for the next frame if that is a transaction. */
     let hint: string | undefined;
