@@ -8,19 +8,17 @@
 // dial the peers of their configuration and redial lost ones; a node that dials in (a full node
 // joining) is answered on the stream it opened. Messages lost to a slow or broken stream are
 // recovered by the replica's rebroadcast and block sync, so sending never waits. Consensus frames
-// written in one synchronous burst (a vote and the next proposal) go out as one yamux frame at the
-// end of the burst (a microtask); gossiped transactions at the end of the event loop's turn, so a
-// signer batch's admissions share one. Under that, p2p-coalesce.ts seals a tick's yamux frames as
-// one noise message, writes a tick's noise messages with one call, and grants window credit per
-// half window: no timer anywhere, so nothing waits.
+// written in one synchronous burst (a vote and the next proposal) go out as one write at the end
+// of the burst (a microtask); gossiped transactions at the end of the event loop's turn
+// (`setImmediate`), so the admissions of a signer batch, each finishing in its own microtask,
+// share one: one noise seal and one yamux frame instead of one per message, and no timer.
 // libp2p is loaded on start, after the Promise.withResolvers polyfill it needs on Node 20.
 import type { Libp2p } from 'libp2p';
 import type { Stream } from '@libp2p/interface';
 import type { ConsensusTransport } from './bft-engine.ts';
-import { utf8, utf8Text } from '../primitives/index.ts';
+import { count, utf8, utf8Text } from '../primitives/index.ts';
 import type { ConsensusMessage } from './replica.ts';
 import { TxCache } from './tx-cache.ts';
-import { coalescingEncrypter, lazyWindowUpdates } from './p2p-coalesce.ts';
 import { compactMessage, decodeMessage, encodeMessage, expandMessage, isCompactMessage, MAX_MESSAGE_BYTES } from './wire.ts';
 
 function polyfillWithResolvers(): void {
@@ -153,7 +151,7 @@ export class Libp2pTransport implements ConsensusTransport {
       privateKey: await generateKeyPairFromSeed('Ed25519', opts.nodeKeySeed),
       addresses: { listen: [opts.listen] },
       transports: [tcp()],
-      connectionEncrypters: [(components: Parameters<ReturnType<typeof noise>>[0]) => coalescingEncrypter(noise()(components))],
+      connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
     });
     const t = new Libp2pTransport(node, opts, `/svc/${opts.chainId}/consensus/2`);
@@ -275,6 +273,7 @@ export class Libp2pTransport implements ConsensusTransport {
     this.outbox.clear();
     for (const [stream, { peer, frames }] of boxes) {
       if (frames.length === 0) continue;
+      count('p2p sends');
       try {
         stream.send(frames.length === 1 ? frames[0] as Uint8Array : Buffer.concat(frames));
       } catch (err) {
@@ -309,7 +308,6 @@ export class Libp2pTransport implements ConsensusTransport {
     // Both sides may dial at once; closing one of two streams from each end could close both,
     // so every open stream is kept and read.
     this.streams.set(peer, [...(this.streams.get(peer) ?? []), stream]);
-    lazyWindowUpdates(stream);
     const decoder = new FrameDecoder();
     /** A signer hint read on this stream, for the next frame if that is a transaction. */
     let hint: string | undefined;
