@@ -266,7 +266,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       // Per block too: at low rates a node's cost is per block more than per action.
       const perBlock = counted('blocks') === 0 ? '-' : `${(((cpu[0] as number) * 1000) / counted('blocks')).toFixed(2)} ms`;
       // On a testnet, the first node's stream writes to its peers (consensus/p2p.ts batches them).
-      const p2p = nodes.length > 1 ? `; p2p sends: ${counted('p2p sends')} (${(counted('p2p sends') / Math.max(1, counted('block transactions'))).toFixed(2)} per transaction)` : '';
+      const p2p = nodes.length > 1 ? `; p2p sends: ${counted('p2p sends')} (${(counted('p2p sends') / Math.max(1, counted('block transactions'))).toFixed(2)} per transaction), proposals asked whole: ${counted('p2p proposals asked whole')}` : '';
       console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each), node CPU per block ${perBlock}${nodes.length > 1 ? ' (first node)' : ''}; signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)${p2p}`);
       console.log(`latency by second sent, p50/p99 ms: ${bySecond(all).join(' ')}`);
       // A cold node meets the full rate at once: its first seconds' queue is printed apart.

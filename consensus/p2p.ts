@@ -374,6 +374,7 @@ export class Libp2pTransport implements ConsensusTransport {
       });
     } else if (whole !== null && !this.receivedWhole.has(whole.signature)) {
       this.proposalStats.askedWhole++;
+      count('p2p proposals asked whole');
       this.write(peer, stream, frame(channel(WANT_PROPOSAL, utf8(whole.signature))));
     }
   }
