@@ -211,6 +211,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const cpu = pids.map((p, i) => processCpu(p) - (cpu0[i] as number));
     const threads1 = threadCpu(pids[0] as number);
     const stages1 = await stages(nodes[0] as NodeProcess);
+    // Every validator's compact proposals it had to ask for whole, over its whole life.
+    const askedWhole = nodes.length > 1 ? (await Promise.all(nodes.map(stages))).reduce((a, r) => a + (r.counters?.['p2p proposals asked whole'] ?? 0), 0) : 0;
     const all = reports.map((x) => x.r);
     const sent = all.reduce((a, r) => a + r.sent, 0);
     /** Actions sent in the counted window (after the warm-up): what CPU is divided by. */
@@ -266,7 +268,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       // Per block too: at low rates a node's cost is per block more than per action.
       const perBlock = counted('blocks') === 0 ? '-' : `${(((cpu[0] as number) * 1000) / counted('blocks')).toFixed(2)} ms`;
       // On a testnet, the first node's stream writes to its peers (consensus/p2p.ts batches them).
-      const p2p = nodes.length > 1 ? `; p2p sends: ${counted('p2p sends')} (${(counted('p2p sends') / Math.max(1, counted('block transactions'))).toFixed(2)} per transaction), proposals asked whole: ${counted('p2p proposals asked whole')}` : '';
+      const p2p = nodes.length > 1 ? `; p2p sends: ${counted('p2p sends')} (${(counted('p2p sends') / Math.max(1, counted('block transactions'))).toFixed(2)} per transaction), proposals asked whole on any node since start: ${askedWhole}` : '';
       console.log(`blocks: ${counted('blocks')} (${per('block transactions', 'blocks')} transactions each), node CPU per block ${perBlock}${nodes.length > 1 ? ' (first node)' : ''}; signer messages: ${counted('signer batches')} (${per('signer jobs', 'signer batches')} jobs each)${p2p}`);
       console.log(`latency by second sent, p50/p99 ms: ${bySecond(all).join(' ')}`);
       // A cold node meets the full rate at once: its first seconds' queue is printed apart.
