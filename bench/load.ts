@@ -211,8 +211,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     const cpu = pids.map((p, i) => processCpu(p) - (cpu0[i] as number));
     const threads1 = threadCpu(pids[0] as number);
     const stages1 = await stages(nodes[0] as NodeProcess);
-    // Every validator's compact proposals it had to ask for whole, over its whole life.
-    const askedWhole = nodes.length > 1 ? (await Promise.all(nodes.map(stages))).reduce((a, r) => a + (r.counters?.['p2p proposals asked whole'] ?? 0), 0) : 0;
+    // Every validator's compact proposals it had to ask for whole, over its whole life (the first
+    // node's report is the one just read).
+    const others = await Promise.all(nodes.slice(1).map(stages));
+    const askedWhole = [stages1, ...others].reduce((a, r) => a + (r.counters?.['p2p proposals asked whole'] ?? 0), 0);
     const all = reports.map((x) => x.r);
     const sent = all.reduce((a, r) => a + r.sent, 0);
     /** Actions sent in the counted window (after the warm-up): what CPU is divided by. */
