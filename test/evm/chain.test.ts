@@ -65,7 +65,9 @@ t.test('transfers execute in blocks with receipts and persist across reopen', as
   t.equal(chain.readHeight, 0, 'nor does a reader see the executed blocks as latest (eth_blockNumber)');
   chain.markDurable(1);
   t.equal(chain.readHeight, 1, 'each as its consensus block becomes durable');
-  chain.markDurable(2); // as the node does once the consensus block is on disk
+  // As the node does once the consensus block is on disk, which it writes after the EVM block's write.
+  await Promise.all([out.written, empty.written]);
+  chain.markDurable(2);
   t.equal(chain.readHeight, 2);
   const found = await chain.findTx(`0x${Buffer.from(out.block.transactions[1]!.hash()).toString('hex')}`);
   t.equal(found?.index, 1);
