@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { DEV_ACCOUNTS } from '../genesis/index.ts';
 import { STAGES, type StageReport } from '../primitives/index.ts';
 import { LOAD_MIXES, type LoadMix } from './load-flow.ts';
-import { processCpu, rssMb, startSvc, startTestnet, stopAll, threadCpu, type NodeProcess } from './processes.ts';
+import { processCpu, rssParts, startSvc, startTestnet, stopAll, threadCpu, type NodeProcess } from './processes.ts';
 import type { SenderConfig, SenderReport } from './load-sender.ts';
 
 const SENDER = fileURLToPath(new URL('./load-sender.ts', import.meta.url));
@@ -186,7 +186,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     if (o.print) console.log(`sending for ${o.seconds} s (node pid ${pids.join(', ')})${warmup > 0 ? `; counting CPU from ${warmup} s` : ''}`);
     // RSS from the first second of sending, warm-up included ("at 60 s" means 60 s of sending).
     const rss: number[] = [];
-    const sampler = setInterval(() => rss.push(rssMb(pids[0] as number)), 1000);
+    const rssFile: number[] = [];
+    const sampler = setInterval(() => {
+      const parts = rssParts(pids[0] as number);
+      rss.push(parts.total);
+      rssFile.push(parts.file);
+    }, 1000);
     if (warmup > 0) await new Promise((r) => setTimeout(r, warmup * 1000 - (performance.now() - sendingFrom)));
     const stages0 = await stages(nodes[0] as NodeProcess);
     const threads0 = threadCpu(pids[0] as number);
@@ -279,7 +284,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
         console.log(`latency of actions sent after the first ${WARM_SECONDS} s: p50 ${pct(warm, 50).toFixed(1)} ms, p99 ${pct(warm, 99).toFixed(1)} ms, max ${(warm[warm.length - 1] ?? NaN).toFixed(1)} ms`);
       }
       const step = Math.max(1, Math.floor(rss.length / 12));
-      console.log(`node RSS (MB) every ${step} s: ${rss.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ')}`);
+      const every = (series: readonly number[]) => series.filter((_, i) => i % step === 0).map((m) => Math.round(m)).join(' ');
+      console.log(`node RSS (MB) every ${step} s: ${every(rss)}; of it file-backed (the binary, LevelDB's mapped tables): ${every(rssFile)}`);
       if (rss.length > 120) {
         const atMinute = rss[59] as number;
         const after = Math.max(...rss.slice(60));

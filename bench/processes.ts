@@ -136,6 +136,15 @@ export function processCpu(pid: number): number {
 }
 
 export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? NaN : Number(m[1]) / 1024;
+  return rssParts(pid).total;
+}
+
+/** A process's RSS and its file-backed part (mapped files: the binary, LevelDB's tables), in MB. */
+export function rssParts(pid: number): { total: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (re: RegExp) => {
+    const m = re.exec(status);
+    return m === null ? NaN : Number(m[1]) / 1024;
+  };
+  return { total: mb(/VmRSS:\s+(\d+) kB/), file: mb(/RssFile:\s+(\d+) kB/) };
 }
