@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalKeccak, concatBytes, count, hexToBytes, keccak256, stageEnd } from '../primitives/index.ts';
+import { bytesToHex, canonicalBytes, canonicalKeccak, concatBytes, count, hexToBytes, keccak256, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool, PendingTx, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -76,6 +76,22 @@ export function nextAppHash(prev: string, results: unknown, events: unknown, sta
   return bytesToHex(keccak256(concatBytes(hexToBytes(prev), canonicalKeccak({ results, events, state, evm }))));
 }
 
+/**
+ * `nextAppHash`, its big Keccak on `hasher` (a signer worker) when the canonical text is at least
+ * `OFF_LOOP_HASH_BYTES` long: the same bytes hashed the same way, while the event loop takes
+ * requests. A busy block of 20-order actions writes about 1 MB of it.
+ */
+export async function nextAppHashOffLoop(
+  prev: string, results: unknown, events: unknown, state: string | undefined, evm: string, hasher: (bytes: Uint8Array) => Promise<Uint8Array>,
+): Promise<string> {
+  const bytes = canonicalBytes({ results, events, state, evm });
+  const inner = bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes) : keccak256(bytes);
+  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), inner)));
+}
+
+/** Below this, Keccak on the event loop costs less than the trip to a worker and back. */
+const OFF_LOOP_HASH_BYTES = 128 << 10;
+
 export interface ChainOptions {
   /** Write a full state snapshot every this many blocks. */
   readonly snapshotInterval: number;
@@ -87,6 +103,8 @@ export interface ChainOptions {
   readonly bft?: { readonly auth: AuthConfig; readonly recovery: SignerRecovery };
   /** The single-validator devnet: its devnet system transactions (node/devnet-tx.ts) execute. */
   readonly devnet?: boolean;
+  /** Keccak-256 off the event loop (the signer workers'), for big app hash inputs. */
+  readonly hasher?: (bytes: Uint8Array) => Promise<Uint8Array>;
 }
 
 export class Chain implements BftApp {
@@ -293,7 +311,10 @@ export class Chain implements BftApp {
     if (commit !== null) evm = await commit();
     const evmRoot = evm?.stateRoot ?? replayRoot;
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
-    return { signers: chosen, results, events, evm, stateHash: full, appHash: nextAppHash(this.execHead.appHash, results, events, full, evmRoot) };
+    const prev = this.execHead.appHash;
+    const hasher = this.opts.hasher;
+    const appHash = hasher === undefined ? nextAppHash(prev, results, events, full, evmRoot) : await nextAppHashOffLoop(prev, results, events, full, evmRoot, hasher);
+    return { signers: chosen, results, events, evm, stateHash: full, appHash };
   }
 
   /** The signer a transaction executes as (see `SignerSpec`). */

@@ -7,7 +7,7 @@
 // batch's common jobs and their answers packed in one buffer each way (signer-wire.ts), as EVM
 // signatures do.
 import { Worker } from 'node:worker_threads';
-import { canonicalize, count, nameThread, timed } from '../primitives/index.ts';
+import { canonicalize, count, keccak256, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -29,6 +29,11 @@ export interface SignerRecovery {
   recoverEvm(sig: EvmSignature): Promise<EvmSender | null>;
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
   candidates(tx: Uint8Array): Promise<string[]>;
+  /**
+   * Keccak-256 of `bytes`, on a worker when there is one (the event loop does other work
+   * meanwhile): for inputs large enough to pay for the trip, such as a busy block's app hash.
+   */
+  keccak(bytes: Uint8Array): Promise<Uint8Array>;
   /** Jobs waiting or in flight (metrics). */
   queueLength(): number;
   close(): Promise<void>;
@@ -53,6 +58,10 @@ export class InlineRecovery implements SignerRecovery {
     return timed('recovery', () => runJob(this.auth, { tx }).candidates ?? []);
   }
 
+  async keccak(bytes: Uint8Array): Promise<Uint8Array> {
+    return keccak256(bytes);
+  }
+
   queueLength(): number {
     return 0; // each job runs when asked
   }
@@ -61,6 +70,7 @@ export class InlineRecovery implements SignerRecovery {
 }
 
 type PendingJob = { job: RecoveryJob; resolve: (a: RecoveryOut) => void };
+type PendingHash = { bytes: Uint8Array; resolve: (hash: Uint8Array) => void };
 type PendingEvm = { sig: EvmSignature; resolve: (s: EvmSender | null) => void };
 
 interface Lane {
@@ -72,6 +82,8 @@ interface Lane {
   /** Batches with the worker, by sequence, jobs kept: a lost worker's are recovered here. */
   readonly inFlight: Map<number, PendingJob[]>;
   readonly evmInFlight: Map<number, PendingEvm[]>;
+  /** Keccak inputs with the worker (kept: a lost worker's are hashed here). */
+  readonly hashInFlight: Map<number, PendingHash>;
   queued: number;
 }
 
@@ -175,8 +187,14 @@ export class WorkerPoolRecovery implements SignerRecovery {
             resolve();
           });
         });
-        const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), queued: 0 };
-        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; packed: Uint8Array } | { seq: number; evm: Uint8Array }) => {
+        const lane: Lane = { worker, pending: [], evmPending: [], inFlight: new Map(), evmInFlight: new Map(), hashInFlight: new Map(), queued: 0 };
+        worker.on('message', (msg: { seq: number; out: RecoveryOut[] } | { seq: number; packed: Uint8Array } | { seq: number; evm: Uint8Array } | { seq: number; hash: Uint8Array }) => {
+          if ('hash' in msg) {
+            const p = lane.hashInFlight.get(msg.seq);
+            lane.hashInFlight.delete(msg.seq);
+            p?.resolve(msg.hash);
+            return;
+          }
           if ('evm' in msg) {
             const batch = lane.evmInFlight.get(msg.seq);
             if (batch === undefined) return;
@@ -410,6 +428,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
     count('signer workers lost');
     const jobs = [...[...lane.inFlight.values()].flat(), ...lane.pending];
     const evm = [...[...lane.evmInFlight.values()].flat(), ...lane.evmPending];
+    const hashes = [...lane.hashInFlight.values()];
+    lane.hashInFlight.clear();
+    for (const { bytes, resolve } of hashes) resolve(keccak256(bytes));
     lane.inFlight.clear();
     lane.evmInFlight.clear();
     lane.pending = [];
@@ -417,6 +438,19 @@ export class WorkerPoolRecovery implements SignerRecovery {
     lane.queued = 0;
     for (const { job, resolve } of jobs) resolve(timed('recovery', () => runJob(this.auth, job)));
     for (const { sig, resolve } of evm) resolve(timed('recovery', () => recoverEvmSender(sig)));
+  }
+
+  keccak(bytes: Uint8Array): Promise<Uint8Array> {
+    let lane: Lane | undefined;
+    for (const l of this.lanes) if (lane === undefined || l.queued + l.hashInFlight.size < lane.queued + lane.hashInFlight.size) lane = l;
+    if (lane === undefined || this.closing) return Promise.resolve(keccak256(bytes));
+    const seq = this.seq++;
+    const to = lane;
+    // Cloned, not transferred: a lost worker's input is hashed here.
+    return new Promise((resolve) => {
+      to.hashInFlight.set(seq, { bytes, resolve });
+      to.worker.postMessage({ seq, keccak: bytes });
+    });
   }
 
   /** Workers serving (fewer than started once one is lost). */
@@ -436,6 +470,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       for (const b of lane.evmInFlight.values()) for (const p of b) p.resolve(null);
       for (const p of lane.pending) p.resolve(NONE);
       for (const p of lane.evmPending) p.resolve(null);
+      for (const p of lane.hashInFlight.values()) p.resolve(keccak256(p.bytes));
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
@@ -488,6 +523,10 @@ export class BackgroundPoolRecovery implements SignerRecovery {
 
   candidates(tx: Uint8Array): Promise<string[]> {
     return this.current.candidates(tx);
+  }
+
+  keccak(bytes: Uint8Array): Promise<Uint8Array> {
+    return this.current.keccak(bytes);
   }
 
   queueLength(): number {

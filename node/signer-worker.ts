@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, count, currentThreadId, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
+import { canonicalize, count, currentThreadId, keccak256, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { packOuts, unpackJobs } from './signer-wire.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
@@ -38,7 +38,9 @@ export type RecoveryBatch =
   | { readonly seq: number; readonly jobs: RecoveryJob[] }
   /** Jobs packed by signer-wire.ts, answered packed. */
   | { readonly seq: number; readonly packed: Uint8Array }
-  | { readonly seq: number; readonly evm: Uint8Array };
+  | { readonly seq: number; readonly evm: Uint8Array }
+  /** Bytes to Keccak-256 (a big block's app hash input), off the event loop. */
+  | { readonly seq: number; readonly keccak: Uint8Array };
 
 export interface RecoveryOut {
   /** The recovered address, or null. */
@@ -210,7 +212,10 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
   const auth = (workerData as { auth: AuthConfig }).auth;
   const port = parentPort;
   port.on('message', (batch: RecoveryBatch) => {
-    if ('evm' in batch) {
+    if ('keccak' in batch) {
+      const hash = keccak256(batch.keccak);
+      port.postMessage({ seq: batch.seq, hash }, [hash.buffer as ArrayBuffer]);
+    } else if ('evm' in batch) {
       const evm = recoverEvmPacked(batch.evm);
       port.postMessage({ seq: batch.seq, evm }, [evm.buffer as ArrayBuffer]);
     } else if ('packed' in batch) {

@@ -3,6 +3,7 @@
 // state snapshot): no string is built, so hashing allocates next to nothing, where the string
 // writer builds a rope of megabytes, flattens it and encodes it again. The bytes are exactly
 // `utf8(canonicalize(value))`.
+import { concatBytes } from './bytes.ts';
 import { isPlain, shapeOf } from './canonical-shape.ts';
 import { keccak256Stream } from './crypto.ts';
 
@@ -28,6 +29,13 @@ export function canonicalBytesTo(value: unknown, to: (piece: Uint8Array) => void
     pos = 0;
     sink = null;
   }
+}
+
+/** The canonical JSON of `value` as UTF-8, whole (`utf8(canonicalize(value))`). */
+export function canonicalBytes(value: unknown): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  canonicalBytesTo(value, (piece) => pieces.push(piece.slice()));
+  return pieces.length === 1 ? (pieces[0] as Uint8Array) : concatBytes(...pieces);
 }
 
 /** keccak256 of the canonical JSON of `value` (as `keccak256(utf8(canonicalize(value)))`). */

@@ -1,8 +1,10 @@
 // Canonical JSON written as bytes in pieces and Keccak over them: the same bytes and the same hash
-// as the canonical string's, so the app hash computed as a stream is the app hash of that string.
+// as the canonical string's, so the app hash computed as a stream is the app hash of that string;
+// computed from the whole bytes with the big hash on another thread, it is the same app hash.
 import t from 'tap';
-import { bytesToHex, canonicalBytesTo, canonicalize, canonicalKeccak, concatBytes, hexToBytes, keccak256, utf8 } from '../../primitives/index.ts';
-import { nextAppHash } from '../../node/index.ts';
+import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalize, canonicalKeccak, concatBytes, hexToBytes, keccak256, utf8 } from '../../primitives/index.ts';
+import { InlineRecovery, WorkerPoolRecovery, nextAppHash, nextAppHashOffLoop } from '../../node/index.ts';
+import { exchangeDomain, type AuthConfig } from '../../exchange/index.ts';
 
 const seed = 20261125;
 let x = seed;
@@ -33,4 +35,27 @@ t.test('canonical bytes in pieces join to the canonical text, and their hash is 
     if (nextAppHash(prev, v.results, v.events, v.state, v.evm) !== expected) return t.fail(`app hash differs (seed ${seed}, round ${round})`);
   }
   t.pass('40 values of up to thousands of elements: same bytes, same hashes, same app hash');
+});
+
+t.test('the app hash with its big Keccak on a signer worker is the same app hash', async (t) => {
+  const auth: AuthConfig = { domain: exchangeDomain(42069), source: 'b', literalNonceBinding: true, hyperliquid: { chains: ['Mainnet', 'Testnet'] } };
+  const pool = await WorkerPoolRecovery.start(auth, 1);
+  t.teardown(() => pool.close());
+  const inline = new InlineRecovery(auth);
+  let offLoop = 0;
+  const hasher = (bytes: Uint8Array) => {
+    if (bytes.length >= 128 << 10) offLoop++;
+    return pool.keccak(bytes);
+  };
+  for (let round = 0; round < 12; round++) {
+    const v = { results: value(0), events: value(0), state: round % 2 === 0 ? undefined : '0x12', evm: '0xab' };
+    const whole = utf8(canonicalize(v));
+    if (!Buffer.from(canonicalBytes(v)).equals(whole)) return t.fail(`canonicalBytes differs (seed ${seed}, round ${round})`);
+    const prev = bytesToHex(keccak256(utf8(String(round))));
+    const expected = nextAppHash(prev, v.results, v.events, v.state, v.evm);
+    if ((await nextAppHashOffLoop(prev, v.results, v.events, v.state, v.evm, hasher)) !== expected) return t.fail(`off-loop app hash differs (seed ${seed}, round ${round})`);
+    if ((await nextAppHashOffLoop(prev, v.results, v.events, v.state, v.evm, (b) => inline.keccak(b))) !== expected) return t.fail(`inline differs (seed ${seed}, round ${round})`);
+  }
+  t.ok(offLoop > 0, `${offLoop} of 12 inputs went to the worker`);
+  t.equal(bytesToHex(await pool.keccak(new Uint8Array(0))), bytesToHex(keccak256(new Uint8Array(0))), 'and an empty input');
 });
