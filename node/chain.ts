@@ -73,7 +73,12 @@ export interface ExecutedBlock {
  */
 export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined, evm: string): string {
   // The canonical text's bytes are hashed as they are written, without building the text.
-  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), canonicalKeccak({ results, events, state, evm }))));
+  return chainedAppHash(prev, canonicalKeccak({ results, events, state, evm }));
+}
+
+/** keccak256(prev || inner): the one place the chain's app hash folds in a block's. */
+function chainedAppHash(prev: string, inner: Uint8Array): string {
+  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), inner)));
 }
 
 /**
@@ -85,8 +90,7 @@ export async function nextAppHashOffLoop(
   prev: string, results: unknown, events: unknown, state: string | undefined, evm: string, hasher: (bytes: Uint8Array) => Promise<Uint8Array>,
 ): Promise<string> {
   const bytes = canonicalBytes({ results, events, state, evm });
-  const inner = bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes) : keccak256(bytes);
-  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), inner)));
+  return chainedAppHash(prev, bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes) : keccak256(bytes));
 }
 
 /** Below this, Keccak on the event loop costs less than the trip to a worker and back. */
