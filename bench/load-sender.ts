@@ -266,20 +266,30 @@ async function sendHttp(cfg: SenderConfig, urls: readonly string[], bodies: Bodi
 
 async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: Bodies, tally: Tally): Promise<number> {
   const sentAt = new Float64Array(bodies.count);
-  const sockets = await Promise.all(Array.from({ length: cfg.conns }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
-    // Connection i carries the accounts i, i + conns, ...; on a testnet it goes to node i mod n.
+  // Each account has its own connections, as over HTTP: connection i carries account i mod
+  // accounts (one signer per connection, as a client holds one key per connection; the node's
+  // signer hints follow a connection's signer, node/signer-pool.ts). On a testnet connection i
+  // goes to node i mod n.
+  const accounts = cfg.accounts[1];
+  const count = Math.max(cfg.conns, accounts);
+  const sockets = await Promise.all(Array.from({ length: count }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
     const ws = new WebSocket(urls[i % urls.length] as string, { perMessageDeflate: false });
     ws.once('open', () => resolve(ws)).once('error', reject);
   })));
-  const inFlight = new Int32Array(cfg.conns);
+  const connsOf = Array.from({ length: accounts }, (_, a) => Array.from({ length: count }, (_, i) => i).filter((i) => i % accounts === a));
+  const turn = new Int32Array(accounts);
+  const inFlight = new Int32Array(count);
   let next = 0;
   let due = 0;
   let over = false;
   const pump = () => {
     const limit = over ? next : cfg.rate === 0 ? bodies.count : due;
     while (next < limit && next < bodies.count) {
-      const c = (bodies.account[next] as number) % cfg.conns;
+      const account = bodies.account[next] as number;
+      const mine = connsOf[account] as number[];
+      const c = mine[(turn[account] as number) % mine.length] as number;
       if (cfg.rate === 0 && (inFlight[c] as number) >= cfg.window) break;
+      turn[account] = (turn[account] as number) + 1;
       inFlight[c] = (inFlight[c] as number) + 1;
       sentAt[next] = performance.now();
       (sockets[c] as WebSocket).send(wsPost(next, bodies.body(next)));

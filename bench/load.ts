@@ -6,8 +6,9 @@
 // thread role and per stage (the node's SIGUSR2 report), and its RSS over the run.
 //   LOAD_NET devnet|testnet (devnet), LOAD_TRANSPORT http|ws (http), LOAD_MIX single|batch|mixed
 //   (single), LOAD_RATE actions/s offered in total, 0 = as fast as answered (5000), LOAD_SECONDS
-//   (20), LOAD_SENDERS processes (2), LOAD_CONNS per sender (http 64, ws 4), LOAD_WINDOW posts in
-//   flight per WebSocket when as fast as answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
+//   (20), LOAD_SENDERS processes (2), LOAD_CONNS per sender (http 64, ws 4; at least one per
+//   account, each account on its own), LOAD_WINDOW posts in flight per WebSocket when as fast as
+//   answered (256), LOAD_NODE_ARGS extra `svc devnet` flags,
 //   LOAD_PROFILE a directory for the (first) node's CPU profile, LOAD_EXEC_ARGV Node flags for the
 //   devnet process (--perf-basic-prof to read it with `perf`, --trace-gc), LOAD_NODE_OUT a file
 //   for that node's output (written when it stops), LOAD_SENDER_ARGV Node flags for the senders,
