@@ -291,6 +291,18 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
         const atMinute = rss[59] as number;
         const after = Math.max(...rss.slice(60));
         console.log(`node RSS past the first minute: ${Math.round(atMinute)} MB at 60 s, at most ${Math.round(after)} MB after (${(100 * (after / atMinute - 1)).toFixed(1)}%)`);
+        // The trend without the sawtooth (a heap's peak before its collection, a compaction's
+        // mapped pages, each seconds long): each whole minute's median.
+        const medians: number[] = [];
+        for (let m = 0; (m + 1) * 60 <= rss.length; m++) {
+          const minute = rss.slice(m * 60, (m + 1) * 60).sort((a, b) => a - b);
+          medians.push(minute[30] as number);
+        }
+        if (medians.length >= 3) {
+          const base = medians[1] as number;
+          const top = Math.max(...medians.slice(2));
+          console.log(`node RSS median by minute (MB): ${medians.map(Math.round).join(' ')}; the largest after the second minute against it: ${(100 * (top / base - 1)).toFixed(1)}%`);
+        }
       }
       console.log(`event loop's V8 heap used/total (MB) every ${Math.max(1, o.seconds / 10)} s: ${heap.join(' ')}`);
     }

@@ -136,11 +136,12 @@ const MAX_BATCH = 256;
 
 /**
  * A signer worker's heap. A job allocates a few KB and keeps nothing, so a small young generation
- * costs only cheap scavenges; V8's default lets it grow to 48 MB over minutes of load, which
- * showed as the node's RSS rising for the first five minutes of a run at 5,000 actions/s
- * (docs/performance.md).
+ * costs only cheap scavenges; V8 grows a young generation towards its limit over minutes of load
+ * (48 MB by default, 16 MB here until session 30), which showed as the node's RSS rising for the
+ * first minutes of a run at 5,000 actions/s. At 4 MB a worker's heap stays at 14 to 18 MB
+ * committed, for about the same time in scavenges (docs/performance.md).
  */
-const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
+const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 
 export class WorkerPoolRecovery implements SignerRecovery {
   private lanes: Lane[];

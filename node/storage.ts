@@ -3,7 +3,7 @@
 import { Level } from 'level';
 import { evidenceKey, type Block, type Commit } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
-import { sublevelPrefix, writeRaw, type Json, type RawOp } from '../primitives/index.ts';
+import { GROWING_STORE_OPTIONS, sublevelPrefix, writeRaw, type Json, type RawOp } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
@@ -68,7 +68,7 @@ export class ChainStore {
   private readonly evidence;
 
   constructor(readonly path: string) {
-    this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    this.db = new Level<string, unknown>(path, { ...GROWING_STORE_OPTIONS, valueEncoding: 'json' });
     this.blocks = this.db.sublevel<string, Uint8Array>('block', { valueEncoding: 'view' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     // Packed entries (stored-records.ts): a user's fills of one block under its first fill's

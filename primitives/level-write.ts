@@ -9,6 +9,16 @@
 // classic-level takes a string key or value as its UTF-8 bytes and a Uint8Array as is, as it
 // does behind batch().
 
+/**
+ * Options of the stores that grow with every busy block (the chain's `db/`, `history/`). LevelDB
+ * maps up to 1,000 open tables, and a table's index (one entry per data block) stays resident
+ * while it is open: with LevelDB's 4 KiB blocks the mapped tables' resident memory grew by 12 to
+ * 16 MB in four minutes at 5,000 actions/s, with 16 KiB blocks by 2.8 (docs/performance.md,
+ * session 30). Reads are point lookups and short scans by user: a larger block costs them a few
+ * µs of decompression. Tables already written keep their block size.
+ */
+export const GROWING_STORE_OPTIONS = { blockSize: 16 << 10, maxOpenFiles: 128 } as const;
+
 /** A put or delete as the engine takes it: key prefixed, value encoded. */
 export type RawOp =
   | { readonly type: 'put'; readonly key: string | Uint8Array; readonly value: string | Uint8Array }

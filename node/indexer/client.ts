@@ -30,12 +30,13 @@ type Call = ToIndexer extends infer T ? (T extends { id: number } ? Omit<T, 'id'
 export type HistoryHandle = HistoryReader & { close(): Promise<void> };
 
 /**
- * The indexer thread's heap. A young generation of 96 MB let V8 grow it under steady load (27 to
- * 45 MB committed over five minutes at 5,000 actions/s; 28 to 32 with 24 MB). The API's largest
- * answer is 5,000 candles; a month of 1-minute candles (43,200) takes 17-23 ms at 24 MB against
- * 16 at 96 (docs/performance.md, session 27).
+ * The indexer thread's heap. V8 grows a young generation towards its limit under steady load: at
+ * 96 MB the thread's heap went from 27 to 45 MB committed over five minutes at 5,000 actions/s,
+ * at 24 MB from 12 to 32 (session 30). The API's largest answer is 5,000 candles; a month of
+ * 1-minute candles (43,200) takes 17-23 ms at 24 MB against 16 at 96 (docs/performance.md,
+ * sessions 27 and 30).
  */
-export const INDEXER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 24 } as const;
+export const INDEXER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 } as const;
 
 /** The process's indexer thread, its open clients and their pending calls. */
 class IndexerThread {

@@ -7,7 +7,7 @@ import type {
   BookSnapshotRow, CandleRow, CoinDailyRow, DailyStatsRow, FundingRow, LiquidationRow, OpenInterestRow, RangeQuery, StatsTotals,
   TradeRow, TransferRow,
 } from '../../rpc/index.ts';
-import { addDecimals, sublevelPrefix, writeRaw, type RawOp } from '../../primitives/index.ts';
+import { addDecimals, GROWING_STORE_OPTIONS, sublevelPrefix, writeRaw, type RawOp } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
 import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime, takeCandleLines } from './candle-line.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
@@ -45,7 +45,7 @@ export class LevelHistoryStore implements HistoryStore {
   private readonly openBuckets = new Map<string, { key: string; lines: string[] }>();
 
   constructor(readonly path: string) {
-    this.db = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    this.db = new Level<string, unknown>(path, { ...GROWING_STORE_OPTIONS, valueEncoding: 'json' });
     const sub = <V>(name: string) => this.db.sublevel<string, V>(name, { valueEncoding: 'json' });
     this.meta = sub<unknown>('meta');
     this.tradeRows = sub<TradeRow>('t');
