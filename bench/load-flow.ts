@@ -13,23 +13,46 @@ export interface FlowAction {
   readonly orders: number;
 }
 
-const limit = (isBuy: boolean, px: number, tif: 'Gtc' | 'Ioc') => ({ a: 0, b: isBuy, p: String(px), s: '0.001', r: false, t: { limit: { tif } } });
+/** A book the batch mix trades: its asset index, mid, quote step, takers' distance, order size. */
+interface BatchBook {
+  readonly asset: number;
+  readonly mid: number;
+  readonly step: number;
+  readonly far: number;
+  readonly sz: string;
+}
+
+/** BTC and ETH of the built-in devnet genesis (genesis/devnet.ts). */
+const BATCH_BOOKS: readonly [BatchBook, BatchBook] = [
+  { asset: 0, mid: 100_000, step: 10, far: 1_000, sz: '0.001' },
+  { asset: 1, mid: 3_500, step: 0.5, far: 35, sz: '0.01' },
+];
+
+const limit = (book: BatchBook, isBuy: boolean, px: number, tif: 'Gtc' | 'Ioc') => ({ a: book.asset, b: isBuy, p: String(px), s: book.sz, r: false, t: { limit: { tif } } });
 
 /**
- * A batch of 20 orders on BTC from account `k mod n`: first ten Ioc takers (five sells, five
- * buys, each taking the best resting quote on its side, placed by earlier batches of other
- * accounts), then ten Gtc quotes (five bids 99,950 to 99,990, five asks 100,010 to 100,050). Each
- * batch adds ten quotes and takes up to ten, so the book stays near ten deep a side; every
- * account makes and takes both sides, so positions stay near flat.
+ * A batch of 20 orders from account `k mod n`, where n is the accounts' count rounded down to an
+ * even one (at least 2). Accounts take turns in two groups by the parity of their index: a group
+ * quotes on one book and takes on the other, so no account ever meets its own quote, whatever
+ * order the node receives actions in (an account's actions arrive in runs from its connection,
+ * and self-trade prevention would cancel its own resting quotes instead of filling). First ten
+ * Ioc takers on the other group's book (five sells, five buys, each taking the best quote on its
+ * side), then ten Gtc quotes on its own (five bids, five asks, 1 to 5 steps off the mid). Each
+ * book gets as many quotes as takers from the two groups' turns, so it stays near ten deep a side
+ * and every account's positions near flat.
  */
 export function batchAction(k: number, accounts: readonly FlowAccount[]): FlowAction {
+  const n = accounts.length < 2 ? accounts.length : accounts.length - (accounts.length % 2);
+  const index = k % n;
+  const own = BATCH_BOOKS[index % 2] as BatchBook;
+  const other = BATCH_BOOKS[1 - (index % 2)] as BatchBook;
   const orders = [
-    ...Array.from({ length: 5 }, () => limit(false, 99_000, 'Ioc')),
-    ...Array.from({ length: 5 }, () => limit(true, 101_000, 'Ioc')),
-    ...Array.from({ length: 5 }, (_, i) => limit(true, 99_990 - i * 10, 'Gtc')),
-    ...Array.from({ length: 5 }, (_, i) => limit(false, 100_010 + i * 10, 'Gtc')),
+    ...Array.from({ length: 5 }, () => limit(other, false, other.mid - other.far, 'Ioc')),
+    ...Array.from({ length: 5 }, () => limit(other, true, other.mid + other.far, 'Ioc')),
+    ...Array.from({ length: 5 }, (_, i) => limit(own, true, own.mid - (i + 1) * own.step, 'Gtc')),
+    ...Array.from({ length: 5 }, (_, i) => limit(own, false, own.mid + (i + 1) * own.step, 'Gtc')),
   ];
-  return { acct: accounts[k % accounts.length] as FlowAccount, action: { type: 'order', orders, grouping: 'na' }, orders: orders.length };
+  return { acct: accounts[index] as FlowAccount, action: { type: 'order', orders, grouping: 'na' }, orders: orders.length };
 }
 
 /**
