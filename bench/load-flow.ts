@@ -35,14 +35,16 @@ const BOOKS: readonly [Book, Book] = [
 const limit = (book: Book, isBuy: boolean, px: number, tif: 'Gtc' | 'Ioc', sz = book.sz) => ({ a: book.asset, b: isBuy, p: String(px), s: sz, r: false, t: { limit: { tif } } });
 
 /**
- * Accounts take turns in two groups by the parity of their index (their count rounded down to an
- * even one, at least 2): a group quotes on one book and takes on the other, so no account ever
- * meets its own quote whatever order the node receives actions in (an account's actions arrive
- * in runs from its connections, and self-trade prevention would cancel its own resting quote
- * instead of filling), and each book's quotes come from accounts that do not take on it.
+ * Accounts take turns in two groups by the parity of their index (an even count of them, at least
+ * 2: bench/load.ts gives each sender one): a group quotes on one book and takes on the other, so
+ * no account ever meets its own quote whatever order the node receives actions in (an account's
+ * actions arrive in runs from its connections, and self-trade prevention would cancel its own
+ * resting quote instead of filling), and each book's quotes come from accounts that do not take
+ * on it.
  */
 function turn(k: number, accounts: readonly FlowAccount[]): { acct: FlowAccount; own: Book; other: Book; n: number } {
-  const n = accounts.length < 2 ? accounts.length : accounts.length - (accounts.length % 2);
+  const n = accounts.length;
+  if (n < 2 || n % 2 !== 0) throw new Error(`the load mixes take an even count of accounts, at least 2 (got ${n})`);
   const index = k % n;
   return { acct: accounts[index] as FlowAccount, own: BOOKS[index % 2] as Book, other: BOOKS[1 - (index % 2)] as Book, n };
 }
@@ -67,7 +69,8 @@ export function batchAction(k: number, accounts: readonly FlowAccount[]): FlowAc
 
 /**
  * Single-order action `k`: cycles of ten by one account (cycle c by `turn(c)`): two bids and two
- * asks on its own book, one and two steps off the mid, ten takers' size each, with a cloid; four
+ * asks on its own book, six and seven steps off the mid (behind the batch mix's quotes, one to
+ * five steps, which the `mixed` mix's takers clear first), ten takers' size each, with a cloid; four
  * cancels (by cloid) of the quotes of its previous cycle (c - n; its first cancels the quotes just
  * placed); an Ioc sell and an Ioc buy on the other book, which holds the other group's quotes (an
  * account quotes again before it cancels, and a quote takes ten takers: an account's actions
@@ -87,7 +90,7 @@ export function singleAction(k: number, accounts: readonly FlowAccount[], cloidB
   });
   if (slot < 4) {
     const isBuy = slot < 2;
-    const steps = (slot % 2) + 1;
+    const steps = (slot % 2) + 6;
     return order(own, isBuy, isBuy ? own.mid - steps * own.step : own.mid + steps * own.step, 'Gtc', own.deep, cloid(cycle, slot));
   }
   if (slot < 8) {

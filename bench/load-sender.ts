@@ -53,7 +53,7 @@ class Bodies {
   readonly offset: Uint32Array;
   readonly length: Uint32Array;
   readonly orders: Uint8Array;
-  /** The signing account's index: an account's actions all go over one connection, in order, as a client's would. */
+  /** The signing account's index: an account's actions go over its own connections, as a client's would. */
   readonly account: Uint32Array;
 
   constructor(readonly count: number) {
@@ -268,12 +268,12 @@ async function sendWs(cfg: SenderConfig, urls: readonly string[], bodies: Bodies
   const sentAt = new Float64Array(bodies.count);
   // Each account has its own connections, as over HTTP: connection i carries account i mod
   // accounts (one signer per connection, as a client holds one key per connection; the node's
-  // signer hints follow a connection's signer, node/signer-pool.ts). On a testnet connection i
-  // goes to node i mod n.
+  // signer hints follow a connection's signer, node/signer-pool.ts). On a testnet an account's
+  // connections all go to one node (account mod n), so its cancels never overtake its quotes.
   const accounts = cfg.accounts[1];
   const count = Math.max(cfg.conns, accounts);
   const sockets = await Promise.all(Array.from({ length: count }, (_, i) => new Promise<WebSocket>((resolve, reject) => {
-    const ws = new WebSocket(urls[i % urls.length] as string, { perMessageDeflate: false });
+    const ws = new WebSocket(urls[(i % accounts) % urls.length] as string, { perMessageDeflate: false });
     ws.once('open', () => resolve(ws)).once('error', reject);
   })));
   const connsOf = Array.from({ length: accounts }, (_, a) => Array.from({ length: count }, (_, i) => i).filter((i) => i % accounts === a));

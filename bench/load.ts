@@ -149,8 +149,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       ? startSvc(['devnet', '--data-dir', dir, '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...o.nodeArgs], firstArgv).then((n) => [n])
       : startTestnet(dir, 4, (i) => (i === 0 ? firstArgv : []));
     starting.catch(() => {}); // awaited below
-    // Accounts split between the senders (each signs for its own, so their nonces never collide).
-    const perSender = Math.floor(Math.min(10, DEV_ACCOUNTS.length) / o.senders);
+    // Accounts split between the senders (each signs for its own, so their nonces never collide),
+    // an even count each: the mixes' two groups (load-flow.ts).
+    const perSender = 2 * Math.floor(Math.min(10, DEV_ACCOUNTS.length) / o.senders / 2);
+    if (perSender < 2) throw new Error(`LOAD_SENDERS=${o.senders}: each sender needs two of the ${Math.min(10, DEV_ACCOUNTS.length)} accounts`);
     const expected = o.rate > 0 ? o.rate : o.mix === 'batch' ? 6000 : 12_000;
     for (let i = 0; i < o.senders; i++) {
       const rate = o.rate / o.senders;
