@@ -36,7 +36,7 @@ const limit = (book: Book, isBuy: boolean, px: number, tif: 'Gtc' | 'Ioc', sz = 
 
 /**
  * Accounts take turns in two groups by the parity of their index (an even count of them, at least
- * 2: bench/load.ts gives each sender one): a group quotes on one book and takes on the other, so
+ * 2, as bench/load.ts gives each sender): a group quotes on one book and takes on the other, so
  * no account ever meets its own quote whatever order the node receives actions in (an account's
  * actions arrive in runs from its connections, and self-trade prevention would cancel its own
  * resting quote instead of filling), and each book's quotes come from accounts that do not take
@@ -53,8 +53,9 @@ function turn(k: number, accounts: readonly FlowAccount[]): { acct: FlowAccount;
  * A batch of 20 orders from the turn's account (`turn(k)`): first ten Ioc takers on the other
  * book (five sells, five buys, each taking the best quote on its side), then ten Gtc quotes on
  * its own (five bids, five asks, 1 to 5 steps off the mid). Each book gets as many quotes as
- * takers from the two groups' turns, so it stays near ten deep a side and every account's
- * positions near flat.
+ * takers from the two groups' turns, so its depth does not drift and every account's positions
+ * stay near flat; while one account's actions arrive in a run its quotes pile up (hundreds at a
+ * time as fast as answered) until the other group's takers arrive.
  */
 export function batchAction(k: number, accounts: readonly FlowAccount[]): FlowAction {
   const { acct, own, other } = turn(k, accounts);

@@ -32,9 +32,9 @@ export type HistoryHandle = HistoryReader & { close(): Promise<void> };
 /**
  * The indexer thread's heap. V8 grows a young generation towards its limit under steady load: at
  * 96 MB the thread's heap went from 27 to 45 MB committed over five minutes at 5,000 actions/s,
- * at 24 MB from 12 to 32 (session 30). The API's largest answer is 5,000 candles; a month of
- * 1-minute candles (43,200) takes 17-23 ms at 24 MB against 16 at 96 (docs/performance.md,
- * sessions 27 and 30).
+ * at 24 MB from 12 to 32, at 12 MB 19 to 25 (session 30). The API's largest answer is 5,000
+ * candles; a month of 1-minute candles (43,200) takes 15-17 ms at 12 MB, 15-23 at 24 and 16 at 96
+ * (docs/performance.md, sessions 27 and 30).
  */
 export const INDEXER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 } as const;
 
