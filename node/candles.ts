@@ -40,8 +40,13 @@ export interface CandleView {
 
 const HOUR = 3_600_000;
 
+/** The intervals in `CANDLE_INTERVALS`' order, walked per fill without allocating. */
+const INTERVALS: readonly (readonly [string, number])[] = Object.entries(CANDLE_INTERVALS);
+const INTERVAL_INDEX = new Map(INTERVALS.map(([interval], i) => [interval, i]));
+
 export class CandleBook {
-  private readonly current = new Map<string, StoredCandle>();
+  /** Per coin, the candle in progress of each interval (by its index in `INTERVALS`). */
+  private readonly current = new Map<string, (StoredCandle | undefined)[]>();
   /** Per coin, the hourly candles of the last 24 clock hours (for `dayBaseVlm`), oldest first. */
   private readonly hours = new Map<string, StoredCandle[]>();
 
@@ -50,7 +55,9 @@ export class CandleBook {
   /** Seeds the candles in progress (from the store at start-up). */
   seed(candles: Iterable<StoredCandle>): void {
     for (const c of candles) {
-      this.current.set(`${c.coin}|${c.interval}`, c);
+      const i = INTERVAL_INDEX.get(c.interval);
+      if (i === undefined) continue;
+      this.coinCandles(c.coin)[i] = c;
       if (c.interval === '1h') this.keepHour(c);
     }
   }
@@ -77,22 +84,29 @@ export class CandleBook {
     this.hours.set(c.coin, list);
   }
 
+  private coinCandles(coin: string): (StoredCandle | undefined)[] {
+    let candles = this.current.get(coin);
+    if (candles === undefined) this.current.set(coin, (candles = new Array<StoredCandle | undefined>(INTERVALS.length).fill(undefined)));
+    return candles;
+  }
+
   /** Folds a block's taker fills into the candles; returns the candles it changed. */
   apply(fills: readonly FillRecord[]): StoredCandle[] {
-    const changed = new Map<string, StoredCandle>();
+    const changed = new Set<StoredCandle>();
     for (const f of fills) {
       if (!f.crossed) continue;
       const m = this.exchange.state.marketsByName.get(f.coin);
       if (m === undefined) continue;
       const px = Number(parseScaled(f.px, m.pxDecimals) ?? 0n);
       const sz = Number(parseScaled(f.sz, m.szDecimals) ?? 0n);
-      for (const [interval, ms] of Object.entries(CANDLE_INTERVALS)) {
-        const key = `${f.coin}|${interval}`;
+      const candles = this.coinCandles(f.coin);
+      for (let i = 0; i < INTERVALS.length; i++) {
+        const [interval, ms] = INTERVALS[i] as readonly [string, number];
         const t = Math.floor(f.time / ms) * ms;
-        let c = this.current.get(key);
+        let c = candles[i];
         if (c === undefined || c.t !== t) {
           c = { coin: f.coin, interval, t, o: px, h: px, l: px, c: px, v: 0, n: 0 };
-          this.current.set(key, c);
+          candles[i] = c;
           if (interval === '1h') this.keepHour(c);
         }
         c.h = Math.max(c.h, px);
@@ -100,10 +114,10 @@ export class CandleBook {
         c.c = px;
         c.v += sz;
         c.n += 1;
-        changed.set(key, c);
+        changed.add(c);
       }
     }
-    return [...changed.values()].map((c) => ({ ...c }));
+    return [...changed].map((c) => ({ ...c }));
   }
 
   view(c: StoredCandle): CandleView {

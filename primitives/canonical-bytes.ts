@@ -4,7 +4,7 @@
 // writer builds a rope of megabytes, flattens it and encodes it again. The bytes are exactly
 // `utf8(canonicalize(value))`.
 import { concatBytes } from './bytes.ts';
-import { isPlain, shapeOf } from './canonical-shape.ts';
+import { isPlain, OwnScratch, readOwn } from './canonical-shape.ts';
 import { keccak256Stream } from './crypto.ts';
 
 /** Bytes handed to the sink at a time (a piece is a view of the buffer, valid during the call). */
@@ -12,6 +12,9 @@ const PIECE = 32 << 10;
 let buf = new Uint8Array(PIECE + 4096);
 let pos = 0;
 let sink: ((piece: Uint8Array) => void) | null = null;
+/** Objects' keys and values by nesting depth (`readOwn`). */
+const scratch = new OwnScratch();
+let depth = 0;
 const encoder = new TextEncoder();
 
 /**
@@ -21,12 +24,14 @@ const encoder = new TextEncoder();
  */
 export function canonicalBytesTo(value: unknown, to: (piece: Uint8Array) => void): void {
   pos = 0;
+  depth = 0;
   sink = to;
   try {
     write(value);
     if (pos > 0) to(buf.subarray(0, pos));
   } finally {
     pos = 0;
+    depth = 0;
     sink = null;
   }
 }
@@ -123,18 +128,23 @@ function write(value: unknown): void {
         buf[pos++] = 0x5d;
         return;
       }
-      const { order, openBytes, nextBytes } = shapeOf(Object.keys(value));
-      const values = Object.values(value);
+      const keys = scratch.keysAt(depth);
+      const values = scratch.valuesAt(depth);
+      const n = readOwn(value, keys, values);
+      const { order, openBytes, nextBytes } = scratch.shapeAt(depth, keys, n);
       room(1);
       buf[pos++] = 0x7b;
       let first = true;
-      for (let j = 0; j < order.length; j++) {
+      depth++;
+      for (let j = 0; j < n; j++) {
         const v = values[order[j] as number];
         if (v === undefined) continue;
         bytes((first ? openBytes[j] : nextBytes[j]) as Uint8Array);
         first = false;
         write(v);
       }
+      depth--;
+      //nofill
       room(1);
       buf[pos++] = 0x7d;
       return;

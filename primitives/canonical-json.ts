@@ -2,20 +2,25 @@
 // numbers in ECMAScript shortest form (JSON.stringify already produces it), strings as JSON.stringify.
 // Written as one string builder (no per-node arrays): it runs for every transaction and block.
 // canonical-bytes.ts writes the same text as UTF-8 bytes, in pieces, for hashing large values.
-import { isPlain, shapeOf } from './canonical-shape.ts';
+import { isPlain, OwnScratch, readOwn } from './canonical-shape.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** The output being built; canonicalize calls no user code, so it is never re-entered. */
 let out = '';
+/** Objects' keys and values by nesting depth (`readOwn`). */
+const scratch = new OwnScratch();
+let depth = 0;
 
 export function canonicalize(value: unknown): string {
   out = '';
+  depth = 0;
   try {
     write(value);
     return out;
   } finally {
     out = '';
+    depth = 0;
   }
 }
 
@@ -45,17 +50,22 @@ function write(value: unknown): void {
         out += ']';
         return;
       }
-      const { order, open, next } = shapeOf(Object.keys(value));
-      const values = Object.values(value);
+      const keys = scratch.keysAt(depth);
+      const values = scratch.valuesAt(depth);
+      const n = readOwn(value, keys, values);
+      const { order, open, next } = scratch.shapeAt(depth, keys, n);
       out += '{';
       let first = true;
-      for (let j = 0; j < order.length; j++) {
+      depth++;
+      for (let j = 0; j < n; j++) {
         const v = values[order[j] as number];
         if (v === undefined) continue;
         out += first ? open[j] : next[j];
         first = false;
         write(v);
       }
+      depth--;
+      //nofill
       out += '}';
       return;
     }

@@ -58,6 +58,19 @@ t.test('canonical JSON equals the RFC 8785 reference package', async (t) => {
     { emoji: '😀', k: { '\ud83d\ude00': 1, '\uffff': 2 } },
   ];
   for (const s of samples) t.equal(canonicalize(s), canonicalizeRef(s));
+  // Own keys only, whatever the prototype: enumerable inherited keys are not written.
+  class Point {
+    constructor(readonly y: number, readonly x: number) {}
+    norm(): number {
+      return this.x + this.y;
+    }
+  }
+  const inherited = Object.assign(Object.create({ inherited: 1, zz: 2 }) as object, { b: 1, a: 2 });
+  const bare = Object.assign(Object.create(null) as object, { b: [new Point(1, 2)], a: { c: inherited } });
+  for (const s of [inherited, bare, [bare, inherited, { p: new Point(3, 4) }]]) {
+    t.equal(canonicalize(s), canonicalizeRef(s));
+    t.ok(bytesEqual(canonicalBytes(s), utf8(canonicalizeRef(s) as string)));
+  }
 });
 
 t.test('native and pure JS recovery agree, also on bad signatures', async (t) => {
