@@ -134,7 +134,20 @@ export class ChainStore {
     return v === undefined ? undefined : decodeChainBlock(v);
   }
 
-  async writeBlock(w: BlockWrite): Promise<void> {
+  /**
+   * Not `async`: an async function's frame would hold the batch's operations (every key and value
+   * string) until LevelDB's write and sync end, long enough for V8 to promote them all to the old
+   * generation; handed to the engine, which copies them, they are garbage at once.
+   */
+  writeBlock(w: BlockWrite): Promise<void> {
+    try {
+      return writeRaw(this.db as never, this.blockOps(w), w.sync);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private blockOps(w: BlockWrite): RawOp[] {
     const stored: StoredBlock = {
       header: w.block.header,
       txs: w.block.txs,
@@ -161,7 +174,7 @@ export class ChainStore {
     for (const p of w.portfolio) put(`${p.user}!${key(p.sample[0])}`, p.sample, this.portfolio);
     for (const e of w.block.evidence ?? []) put(evidenceKey(e), w.block.header.height, this.evidence);
     if (w.snapshot !== null) put('snapshot', w.snapshot, this.meta);
-    await writeRaw(this.db as never, ops, w.sync);
+    return ops;
   }
 
   /** Visits the user's `count` most recent fills (or all it has), newest first, until `visit` answers false. */
