@@ -44,11 +44,17 @@ export function actionConnectionId(action: unknown, nonce: number, vault: Addres
 let preimage = new Uint8Array(1024);
 
 /** The action binding from the action's canonical JSON, when the caller has it already. */
-export function connectionIdOfCanonical(canonicalAction: string, nonce: number, vault: Address | null): Uint8Array {
-  // UTF-8 is at most 3 bytes per UTF-16 unit; then 8 nonce bytes and at most 21 vault bytes.
-  const need = canonicalAction.length * 3 + 29;
+export function connectionIdOfCanonical(canonicalAction: string | Uint8Array, nonce: number, vault: Address | null): Uint8Array {
+  // The canonical text as text or as its UTF-8 bytes. UTF-8 is at most 3 bytes per UTF-16 unit;
+  // then 8 nonce bytes and at most 21 vault bytes.
+  const bytes = typeof canonicalAction !== 'string';
+  const need = (bytes ? canonicalAction.length : canonicalAction.length * 3) + 29;
   if (preimage.length < need) preimage = new Uint8Array(need * 2);
-  let n = ENCODER.encodeInto(canonicalAction, preimage).written;
+  let n: number;
+  if (bytes) {
+    preimage.set(canonicalAction);
+    n = canonicalAction.length;
+  } else n = ENCODER.encodeInto(canonicalAction, preimage).written;
   new DataView(preimage.buffer).setBigUint64(n, BigInt(nonce));
   n += 8;
   if (vault === null) preimage[n++] = 0;
@@ -101,7 +107,7 @@ export interface SignedFields {
  * What recovery under one binding takes: the signed digest and the signature; null when the
  * request recovers to no address under it (malformed, or a binding the genesis does not allow).
  */
-export function signerDigest(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): RecoveryItem | null {
+export function signerDigest(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string | Uint8Array): RecoveryItem | null {
   const sig = parseSignature(req.signature);
   if (sig === null || !Number.isSafeInteger(req.nonce) || req.nonce < 0 || req.dialect !== undefined) return null;
   if (binding === 'literal' && !cfg.literalNonceBinding) return null;
@@ -112,7 +118,7 @@ export function signerDigest(cfg: AuthConfig, req: SignedFields, binding: Bindin
 }
 
 /** The address the signature recovers to under one binding, or null when it recovers to none. */
-export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string): Address | null {
+export function recoverSigner(cfg: AuthConfig, req: SignedFields, binding: Binding, canonicalAction?: string | Uint8Array): Address | null {
   const item = signerDigest(cfg, req, binding, canonicalAction);
   return item === null ? null : recoverAddress(item.digest, item.sig);
 }

@@ -3,11 +3,11 @@
 // lone job while every worker is idle runs on the event loop instead (a worker's wake-up costs
 // more than the recovery; see runLoneInline). The
 // inline recovery is the same computation on the calling thread, for small setups and as the
-// fallback when workers cannot start. An action travels as its canonical text (submit), and a
-// batch's common jobs and their answers packed in one buffer each way (signer-wire.ts), as EVM
-// signatures do.
+// fallback when workers cannot start. An action travels as its canonical text's UTF-8 bytes
+// (submit), and a batch's common jobs and their answers packed in one buffer each way
+// (signer-wire.ts), as EVM signatures do.
 import { Worker } from 'node:worker_threads';
-import { canonicalize, count, keccak256, nameThread, timed } from '../primitives/index.ts';
+import { canonicalBytesTo, count, keccak256, nameThread, timed } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -89,6 +89,52 @@ interface Lane {
 
 const NONE: RecoveryOut = { address: null };
 
+/** Bytes of the slabs actions' canonical texts are written into (a busy tick's batch is 0.1 to 0.5 MB). */
+const SLAB_BYTES = 256 << 10;
+
+/**
+ * Actions' canonical texts as UTF-8, written into shared slabs: a job waiting for its worker holds
+ * a view, where the string writer's text was a rope of hundreds of pieces that lived (and were
+ * promoted by V8) until the worker answered, then was flattened and encoded again to be packed.
+ * A slab is freed when the last job viewing it is answered.
+ */
+class CanonicalSlabs {
+  private slab = new Uint8Array(SLAB_BYTES);
+  private pos = 0;
+
+  /** The canonical text of `action` as UTF-8 (throws where canonicalize does). */
+  write(action: unknown): Uint8Array {
+    let start = this.pos;
+    try {
+      canonicalBytesTo(action, (piece) => {
+        if (this.pos + piece.length > this.slab.length) {
+          // The text so far moves to a fresh slab; the old one lives while its views do.
+          const used = this.pos - start;
+          const next = new Uint8Array(Math.max(SLAB_BYTES, (used + piece.length) * 2));
+          next.set(this.slab.subarray(start, this.pos));
+          this.slab = next;
+          this.pos = used;
+          start = 0;
+        }
+        this.slab.set(piece, this.pos);
+        this.pos += piece.length;
+      });
+    } catch (err) {
+      this.pos = start;
+      throw err;
+    }
+    return this.slab.subarray(start, this.pos);
+  }
+}
+
+/**
+ * A job as sent as an object: a canonical text viewed in a slab is copied (a posted view would
+ * clone its whole slab).
+ */
+function ownedJob(job: RecoveryJob): RecoveryJob {
+  return 'req' in job && job.canonical instanceof Uint8Array ? { ...job, canonical: job.canonical.slice() } : job;
+}
+
 /**
  * Where a request came from, for guessing its signer: a client's connection (its last signer is
  * the guess), or a peer that gossiped it with the signer it recovered.
@@ -145,6 +191,7 @@ const SIGNER_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 
 export class WorkerPoolRecovery implements SignerRecovery {
   private lanes: Lane[];
+  private readonly slabs = new CanonicalSlabs();
   private seq = 0;
   private closing = false;
   private flushScheduled = false;
@@ -303,9 +350,9 @@ export class WorkerPoolRecovery implements SignerRecovery {
     // The literal binding reads no action: none travels.
     if (binding !== 'action' && !encode) return this.enqueue({ req: own, binding, encode });
     // Otherwise the action travels as its canonical text, which the worker would compute first.
-    let canonical: string;
+    let canonical: Uint8Array;
     try {
-      canonical = canonicalize(req.action);
+      canonical = this.slabs.write(req.action);
     } catch {
       return Promise.resolve(NONE); // what runJob answers for an action it cannot canonicalize
     }
@@ -413,7 +460,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     if (objects.length > 0) {
       const seq = this.seq++;
       lane.inFlight.set(seq, objects);
-      lane.worker.postMessage({ seq, jobs: objects.map((p) => p.job) });
+      lane.worker.postMessage({ seq, jobs: objects.map((p) => ownedJob(p.job)) });
     }
   }
 

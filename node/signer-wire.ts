@@ -5,7 +5,8 @@
 // threads, a third of it on the event loop (docs/performance.md). Other jobs travel as objects.
 //
 // Layout, little-endian. Jobs: u32 count, then per job: u8 flags (1 vault, 2 hint), f64 nonce,
-// f64 v, then the strings canonical, r, s, [vault], [hint], each u32 length + UTF-8 bytes.
+// f64 v, then the canonical action text's bytes and the strings r, s, [vault], [hint], each u32
+// length + UTF-8 bytes.
 // Answers: u32 count, then per answer: u8 flags (1 address, 2 transaction), [address: u32 length +
 // ASCII], [u32 length + transaction bytes, u32 length + ASCII hash].
 import type { RecoveryJob, RecoveryOut } from './signer-worker.ts';
@@ -15,7 +16,8 @@ export interface PackableJob {
   readonly req: { readonly action: undefined; readonly nonce: number; readonly vaultAddress: string | null; readonly signature: { readonly r: string; readonly s: string; readonly v: number } };
   readonly binding: 'action';
   readonly encode: true;
-  readonly canonical: string;
+  /** The action's canonical text as UTF-8 (the pool writes it so; a worker reads a view of its batch). */
+  readonly canonical: Uint8Array;
   readonly hint?: string;
 }
 
@@ -34,7 +36,7 @@ function ascii(s: string): boolean {
  * object and is answered as before.
  */
 export function isPackable(job: RecoveryJob): job is PackableJob {
-  if (!('req' in job) || job.binding !== 'action' || !job.encode || job.canonical === undefined || job.req.dialect !== undefined) return false;
+  if (!('req' in job) || job.binding !== 'action' || !job.encode || !(job.canonical instanceof Uint8Array) || job.req.dialect !== undefined) return false;
   const sig = job.req.signature as { r?: unknown; s?: unknown; v?: unknown } | null;
   if (typeof sig !== 'object' || sig === null) return false;
   let keys = 0;
@@ -108,6 +110,13 @@ class Reader {
     this.pos += n;
     return s;
   }
+  /** A view of the bytes (valid while they are). */
+  bytesView(): Uint8Array {
+    const n = this.u32();
+    const b = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return b;
+  }
   /** A copy: the answer's buffer is not kept alive by the transactions cut from it. */
   raw(): Uint8Array {
     const n = this.u32();
@@ -125,7 +134,7 @@ export function packJobs(jobs: readonly PackableJob[]): Uint8Array {
   let size = 4;
   for (const j of jobs) {
     const sig = j.req.signature;
-    size += 17 + room(j.canonical) + asciiRoom(sig.r) + asciiRoom(sig.s) + (j.req.vaultAddress === null ? 0 : asciiRoom(j.req.vaultAddress)) + (j.hint === undefined ? 0 : asciiRoom(j.hint));
+    size += 17 + 4 + j.canonical.length + asciiRoom(sig.r) + asciiRoom(sig.s) + (j.req.vaultAddress === null ? 0 : asciiRoom(j.req.vaultAddress)) + (j.hint === undefined ? 0 : asciiRoom(j.hint));
   }
   const w = new Writer(size);
   w.u32(jobs.length);
@@ -134,7 +143,7 @@ export function packJobs(jobs: readonly PackableJob[]): Uint8Array {
     w.u8((vaultAddress === null ? 0 : 1) | (j.hint === undefined ? 0 : 2));
     w.f64(nonce);
     w.f64(signature.v);
-    w.text(j.canonical);
+    w.raw(j.canonical);
     w.text(signature.r);
     w.text(signature.s);
     if (vaultAddress !== null) w.text(vaultAddress);
@@ -150,7 +159,7 @@ export function unpackJobs(bytes: Uint8Array): PackableJob[] {
     const flags = r.u8();
     const nonce = r.f64();
     const v = r.f64();
-    const canonical = r.text();
+    const canonical = r.bytesView();
     const sr = r.text();
     const ss = r.text();
     const vaultAddress = (flags & 1) !== 0 ? r.text() : null;

@@ -1,8 +1,8 @@
 // A signer-recovery worker: batches of jobs in, results out (same order). An exchange request
 // under one binding recovers its address; a job marked `encode` also returns the transaction's
 // bytes and hash, built from the same canonical action text the binding hashes, so the event
-// loop does not hash it (the pool sends that text, canonicalized on the event loop: cheaper than
-// cloning the action). A batch's signatures are recovered together, in one native call where the
+// loop does not hash it (the pool sends that text's UTF-8 bytes, written on the event loop:
+// cheaper than cloning the action). A batch's signatures are recovered together, in one native call where the
 // batch addon is built (runJobs). EVM signatures come packed and recover their keys and addresses
 // (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
@@ -15,15 +15,15 @@ import { decodeRequest, encodeRequest } from './tx-codec.ts';
 
 export type RecoveryJob =
   /**
-   * A request under one binding. `canonical`, when given, is its action's canonical JSON, and the
-   * request's `action` is not read (the pool sends the text: a string is cloned as one copy, an
-   * object field by field on both threads).
+   * A request under one binding. `canonical`, when given, is its action's canonical JSON (as text,
+   * or as its UTF-8 bytes), and the request's `action` is not read (the pool sends the text: one
+   * copy, where an object is cloned field by field on both threads).
    */
   | {
     readonly req: SignedFields;
     readonly binding: Binding;
     readonly encode: boolean;
-    readonly canonical?: string;
+    readonly canonical?: string | Uint8Array;
     /**
      * The address this request is probably by (its connection's last signer, or the one the peer
      * that gossiped it recovered): checked, not trusted.

@@ -20,13 +20,27 @@ export function isEvmTx(bytes: Uint8Array): boolean {
   return bytes.length > 0 && bytes[0] !== 0x7b;
 }
 
-export function encodeRequest(req: SignedRequest, canonicalAction?: string): Uint8Array {
+/**
+ * A request's block bytes. `canonicalAction`, the action's canonical text as text or as its UTF-8
+ * bytes, is computed when not given.
+ */
+export function encodeRequest(req: SignedRequest, canonicalAction?: string | Uint8Array): Uint8Array {
   if (req.dialect === 'hyperliquid') return encodeHyperliquid(req);
   canonicalAction ??= canonicalize(req.action);
   // The four keys are already in canonical (sorted) order: the action's canonical text is reused.
   const vault = req.vaultAddress === null ? 'null' : JSON.stringify(req.vaultAddress);
-  return utf8(`{"action":${canonicalAction},"nonce":${canonicalize(req.nonce)},"signature":${canonicalize(req.signature)},"vaultAddress":${vault}}`);
+  const rest = `,"nonce":${canonicalize(req.nonce)},"signature":${canonicalize(req.signature)},"vaultAddress":${vault}}`;
+  if (typeof canonicalAction === 'string') return utf8(`${ACTION_OPEN}${canonicalAction}${rest}`);
+  const tail = utf8(rest);
+  const out = new Uint8Array(ACTION_OPEN_BYTES.length + canonicalAction.length + tail.length);
+  out.set(ACTION_OPEN_BYTES);
+  out.set(canonicalAction, ACTION_OPEN_BYTES.length);
+  out.set(tail, ACTION_OPEN_BYTES.length + canonicalAction.length);
+  return out;
 }
+
+const ACTION_OPEN = '{"action":';
+const ACTION_OPEN_BYTES = utf8(ACTION_OPEN);
 
 /**
  * A dialect request: the action as the client sent it (JSON keeps its key order, which the

@@ -66,6 +66,23 @@ t.test('recoverAndEncode: the transaction bytes and hash equal the canonical enc
   }
 });
 
+t.test('recoverAndEncode: canonical texts larger than a slab, and many across slabs, encode exactly', async (t) => {
+  const { canonicalize, utf8 } = await import('../../primitives/index.ts');
+  const pool = await sharedPool();
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const big = { type: 'usdTransfer', memo: 'é'.repeat(150_000), amount: '1' }; // 300 KB of UTF-8
+  const orders = Array.from({ length: 20 }, (_, i) => ({ a: i % 3, b: i % 2 === 0, p: `${100 + i}.5`, s: '0.001', r: false, t: { limit: { tif: 'Gtc' } }, c: `0x${i.toString(16).padStart(32, '0')}` }));
+  const many = Array.from({ length: 300 }, (_, i) => ({ type: 'order', orders, grouping: 'na', i }));
+  const reqs = await Promise.all([big, ...many, big].map((a, i) => signRequest(wallet, a, 1_767_225_600_000 + i)));
+  const outs = await Promise.all(reqs.map((r) => pool.recoverAndEncode(r)));
+  let exact = 0;
+  for (const [i, req] of reqs.entries()) {
+    const expected = utf8(canonicalize({ action: req.action, nonce: req.nonce, signature: req.signature, vaultAddress: null }));
+    if (Buffer.from(outs[i]!.tx!.bytes).equals(Buffer.from(expected)) && outs[i]!.address === wallet.address.toLowerCase()) exact++;
+  }
+  t.equal(exact, reqs.length, `${reqs.length} requests, two of 300 KB, encoded and recovered`);
+});
+
 t.test('a batch of mixed jobs: the packed ones and the rest answer as inline, in order', async (t) => {
   const pool = await sharedPool();
   const inline = new InlineRecovery(AUTH);
