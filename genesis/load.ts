@@ -20,6 +20,8 @@ export interface LoadedGenesis {
   readonly api: { readonly stakerTierStake: bigint };
   /** The Hyperliquid chains whose dialect signatures are accepted; [] when the dialect is off. */
   readonly hyperliquidChains: readonly ('Mainnet' | 'Testnet')[];
+  /** How the app hash writes a block's outputs (1 when the file does not say). */
+  readonly appHashVersion: 1 | 2;
 }
 
 /** `api.stakerTierStake` when the genesis does not set it, whole tokens. */
@@ -175,6 +177,8 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
   intIn(file.chainId, 1, 2 ** 32, 'chainId');
   check(['local', 'testnet', 'mainnet'].includes(file.network), 'network must be local, testnet or mainnet');
   check(file.network === 'local' || !file.auth.literalNonceBinding, 'literalNonceBinding is for local networks only');
+  const appHashVersion = file.appHashVersion ?? 1;
+  check(appHashVersion === 1 || appHashVersion === 2, 'appHashVersion must be 1 or 2');
   const hyperliquidChains = file.auth.hyperliquidChains ?? (file.network === 'local' ? ['Mainnet', 'Testnet'] : []);
   check(Array.isArray(hyperliquidChains) && hyperliquidChains.every((c) => c === 'Mainnet' || c === 'Testnet') && new Set(hyperliquidChains).size === hyperliquidChains.length,
     'auth.hyperliquidChains must list distinct "Mainnet" / "Testnet"');
@@ -257,5 +261,5 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
     ...(staking === undefined ? {} : { staking }),
   };
   const hash = bytesToHex(keccak256(utf8(canonicalize(file))));
-  return { file, hash, exchange, balances, evm: evmGenesis(file), api: apiConfig(file), hyperliquidChains };
+  return { file, hash, exchange, balances, evm: evmGenesis(file), api: apiConfig(file), hyperliquidChains, appHashVersion };
 }

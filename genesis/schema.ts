@@ -57,6 +57,12 @@ export interface GenesisFile {
   network: Network;
   /** Milliseconds since the epoch; block times start after it. */
   genesisTime: number;
+  /**
+   * How each block's app hash writes the block's outputs (docs/consensus.md, App hash): 2, compact
+   * records of fills and order statuses, for new chains; absent or 1, their canonical JSON (chains
+   * started before version 2, whose stored blocks replay to the app hashes they recorded).
+   */
+  appHashVersion?: 1 | 2;
   auth: {
     /** Whether the spec's literal binding (connectionId = nonce) is accepted besides the action binding. */
     literalNonceBinding: boolean;

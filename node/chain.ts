@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, canonicalBytes, canonicalKeccak, concatBytes, count, hexToBytes, keccak256, stageEnd } from '../primitives/index.ts';
+import { bytesToHex, count, stageEnd } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool, PendingTx, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -21,6 +21,7 @@ import { acceptDevnetTx, decodeDevnetTx } from './devnet-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
+import { nextAppHash, nextAppHashOffLoop, type AppHashVersion } from './app-hash.ts';
 import { txCandidates } from './signer-worker.ts';
 
 const ZERO_32 = new Uint8Array(32);
@@ -64,38 +65,6 @@ export interface ExecutedBlock {
   readonly evm: ExecutedEvmBlock | null;
 }
 
-/**
- * App hash chain: keccak256(previous app hash || keccak256(canonical {results, events, state,
- * evm})), where `state` is the full state hash on snapshot heights (every `snapshotInterval`
- * blocks) and absent otherwise, and `evm` the EVM state root after the block: divergence in
- * outputs or EVM state shows at once, silent divergence of exchange state at the next snapshot
- * height.
- */
-export function nextAppHash(prev: string, results: unknown, events: unknown, state: string | undefined, evm: string): string {
-  // The canonical text's bytes are hashed as they are written, without building the text.
-  return chainedAppHash(prev, canonicalKeccak({ results, events, state, evm }));
-}
-
-/** keccak256(prev || inner): the one place the chain's app hash folds in a block's. */
-function chainedAppHash(prev: string, inner: Uint8Array): string {
-  return bytesToHex(keccak256(concatBytes(hexToBytes(prev), inner)));
-}
-
-/**
- * `nextAppHash`, its big Keccak on `hasher` (a signer worker) when the canonical text is at least
- * `OFF_LOOP_HASH_BYTES` long: the same bytes hashed the same way, while the event loop takes
- * requests. A busy block of 20-order actions writes about 1 MB of it.
- */
-export async function nextAppHashOffLoop(
-  prev: string, results: unknown, events: unknown, state: string | undefined, evm: string, hasher: (bytes: Uint8Array) => Promise<Uint8Array>,
-): Promise<string> {
-  const bytes = canonicalBytes({ results, events, state, evm });
-  return chainedAppHash(prev, bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes) : keccak256(bytes));
-}
-
-/** Below this, Keccak on the event loop costs less than the trip to a worker and back. */
-const OFF_LOOP_HASH_BYTES = 128 << 10;
-
 export interface ChainOptions {
   /** Write a full state snapshot every this many blocks. */
   readonly snapshotInterval: number;
@@ -109,6 +78,8 @@ export interface ChainOptions {
   readonly devnet?: boolean;
   /** Keccak-256 off the event loop (the signer workers'), for big app hash inputs. */
   readonly hasher?: (bytes: Uint8Array) => Promise<Uint8Array>;
+  /** How the app hash writes a block's outputs (the genesis' `appHashVersion`; node/app-hash.ts). */
+  readonly appHashVersion: AppHashVersion;
 }
 
 export class Chain implements BftApp {
@@ -317,7 +288,9 @@ export class Chain implements BftApp {
     const full = header.height % this.opts.snapshotInterval === 0 ? stateHash(this.exchange.state) : undefined;
     const prev = this.execHead.appHash;
     const hasher = this.opts.hasher;
-    const appHash = hasher === undefined ? nextAppHash(prev, results, events, full, evmRoot) : await nextAppHashOffLoop(prev, results, events, full, evmRoot, hasher);
+    const outputs = { results, events, state: full, evm: evmRoot };
+    const version = this.opts.appHashVersion;
+    const appHash = hasher === undefined ? nextAppHash(prev, outputs, version) : await nextAppHashOffLoop(prev, outputs, version, hasher);
     return { signers: chosen, results, events, evm, stateHash: full, appHash };
   }
 

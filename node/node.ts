@@ -439,7 +439,7 @@ export class SvcNode {
     // The devnet's anvil_* / evm_* methods: the single-validator engine, never on mainnet.
     const devnetMethods = p2p === null && genesis.file.network !== 'mainnet';
     const chain = new Chain(store, exchange, from, mempool, bus, {
-      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, ...(p2p !== null ? { bft: { auth, recovery } } : { devnet: devnetMethods }),
+      snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, appHashVersion: genesis.appHashVersion, ...(p2p !== null ? { bft: { auth, recovery } } : { devnet: devnetMethods }),
       hasher: (bytes) => recovery.keccak(bytes),
     }, candles, evm, (b) => {
       pool?.onBlock(b);

@@ -84,7 +84,7 @@ async function rebuild(dir: string, genesis: LoadedGenesis, bft: boolean, snapsh
       // Stored blocks carry their signers: replay recovers none.
       const recovery = new InlineRecovery(auth);
       const chain = new Chain(store, exchange, from, new Mempool(1), bus, {
-        snapshotInterval, chainId: genesis.file.chainId, ...(bft ? { bft: { auth, recovery } } : { devnet: genesis.file.network !== 'mainnet' }),
+        snapshotInterval, chainId: genesis.file.chainId, appHashVersion: genesis.appHashVersion, ...(bft ? { bft: { auth, recovery } } : { devnet: genesis.file.network !== 'mainnet' }),
       }, new CandleBook(exchange), evm);
       if (to !== undefined && to.height > from.height) await chain.replay(to);
       await evm.flushed();

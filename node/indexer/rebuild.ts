@@ -45,7 +45,7 @@ export async function rebuildHistory(deps: {
     exchange = Exchange.fromGenesis(genesis.exchange, genesis.balances, genesis.file.genesisTime);
     base = { height: 0, hash: genesis.hash, time: genesis.file.genesisTime, appHash: stateHash(exchange.state), fillSeq: 0 };
   }
-  const chain = new Chain(store, exchange, base, new Mempool(1), new EventBus(() => {}), { snapshotInterval: deps.snapshotInterval, chainId: genesis.file.chainId }, new CandleBook(exchange), deps.evm);
+  const chain = new Chain(store, exchange, base, new Mempool(1), new EventBus(() => {}), { snapshotInterval: deps.snapshotInterval, chainId: genesis.file.chainId, appHashVersion: genesis.appHashVersion }, new CandleBook(exchange), deps.evm);
   await chain.replay(head, async (height, time, prevTime, events) => {
     if (height <= from) return;
     indexer.push(sampleBlock(exchange.state, height, time, prevTime, events));

@@ -3,7 +3,7 @@
 // computed from the whole bytes with the big hash on another thread, it is the same app hash.
 import t from 'tap';
 import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalize, canonicalKeccak, concatBytes, hexToBytes, keccak256, utf8 } from '../../primitives/index.ts';
-import { InlineRecovery, WorkerPoolRecovery, nextAppHash, nextAppHashOffLoop } from '../../node/index.ts';
+import { InlineRecovery, WorkerPoolRecovery, nextAppHash, nextAppHashOffLoop, type BlockOutputs } from '../../node/index.ts';
 import { exchangeDomain, type AuthConfig } from '../../exchange/index.ts';
 
 const seed = 20261125;
@@ -32,7 +32,7 @@ t.test('canonical bytes in pieces join to the canonical text, and their hash is 
     if (bytesToHex(canonicalKeccak(v)) !== bytesToHex(keccak256(utf8(whole)))) return t.fail(`stream hash differs (seed ${seed}, round ${round})`);
     const prev = bytesToHex(keccak256(utf8(String(round))));
     const expected = bytesToHex(keccak256(concatBytes(hexToBytes(prev), keccak256(utf8(whole)))));
-    if (nextAppHash(prev, v.results, v.events, v.state, v.evm) !== expected) return t.fail(`app hash differs (seed ${seed}, round ${round})`);
+    if (nextAppHash(prev, v as BlockOutputs, 1) !== expected) return t.fail(`app hash differs (seed ${seed}, round ${round})`);
   }
   t.pass('40 values of up to thousands of elements: same bytes, same hashes, same app hash');
 });
@@ -52,9 +52,9 @@ t.test('the app hash with its big Keccak on a signer worker is the same app hash
     const whole = utf8(canonicalize(v));
     if (!Buffer.from(canonicalBytes(v)).equals(whole)) return t.fail(`canonicalBytes differs (seed ${seed}, round ${round})`);
     const prev = bytesToHex(keccak256(utf8(String(round))));
-    const expected = nextAppHash(prev, v.results, v.events, v.state, v.evm);
-    if ((await nextAppHashOffLoop(prev, v.results, v.events, v.state, v.evm, hasher)) !== expected) return t.fail(`off-loop app hash differs (seed ${seed}, round ${round})`);
-    if ((await nextAppHashOffLoop(prev, v.results, v.events, v.state, v.evm, (b) => inline.keccak(b))) !== expected) return t.fail(`inline differs (seed ${seed}, round ${round})`);
+    const expected = nextAppHash(prev, v as BlockOutputs, 1);
+    if ((await nextAppHashOffLoop(prev, v as BlockOutputs, 1, hasher)) !== expected) return t.fail(`off-loop app hash differs (seed ${seed}, round ${round})`);
+    if ((await nextAppHashOffLoop(prev, v as BlockOutputs, 1, (b) => inline.keccak(b))) !== expected) return t.fail(`inline differs (seed ${seed}, round ${round})`);
   }
   t.ok(offLoop > 0, `${offLoop} of 12 inputs went to the worker`);
   t.equal(bytesToHex(await pool.keccak(new Uint8Array(0))), bytesToHex(keccak256(new Uint8Array(0))), 'and an empty input');
