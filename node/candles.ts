@@ -2,7 +2,7 @@
 // stream. Each taker fill is one trade. Candles open at multiples of their interval since the
 // epoch (UTC). The candle in progress per coin and interval is kept in memory and written with
 // its block, so a restart picks up where the store left off.
-import { formatScaled, parseScaled } from '../primitives/index.ts';
+import { formatScaled, parseScaled, scanUnits } from '../primitives/index.ts';
 import type { Exchange, FillRecord } from '../exchange/index.ts';
 
 export const CANDLE_INTERVALS: Readonly<Record<string, number>> = {
@@ -39,6 +39,12 @@ export interface CandleView {
 }
 
 const HOUR = 3_600_000;
+
+/** A fill's decimal text in 10^-decimals units: the scan without regular expressions or bigints, else the general parse. */
+function units(text: string, decimals: number): number {
+  const n = scanUnits(text, decimals);
+  return n >= 0 ? n : Number(parseScaled(text, decimals) ?? 0n);
+}
 
 /** The intervals in `CANDLE_INTERVALS`' order, walked per fill without allocating. */
 const INTERVALS: readonly (readonly [string, number])[] = Object.entries(CANDLE_INTERVALS);
@@ -97,8 +103,8 @@ export class CandleBook {
       if (!f.crossed) continue;
       const m = this.exchange.state.marketsByName.get(f.coin);
       if (m === undefined) continue;
-      const px = Number(parseScaled(f.px, m.pxDecimals) ?? 0n);
-      const sz = Number(parseScaled(f.sz, m.szDecimals) ?? 0n);
+      const px = units(f.px, m.pxDecimals);
+      const sz = units(f.sz, m.szDecimals);
       const candles = this.coinCandles(f.coin);
       for (let i = 0; i < INTERVALS.length; i++) {
         const [interval, ms] = INTERVALS[i] as readonly [string, number];

@@ -378,14 +378,19 @@ export class Chain implements BftApp {
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
     // The last status of each order in the block: an order placed and filled within one block
     // (most quotes in a busy block) is written once, with the value the later put would leave.
-    const orderStatuses = new Map<string, { user: string; record: OrderStatusRecord }>();
+    // By user, then oid (no key string an order).
+    const orderStatuses = new Map<string, Map<number, { user: string; record: OrderStatusRecord }>>();
     let fillSeq = this.execHead.fillSeq;
     const fundings: { user: string; seq: number; funding: FundingRecord }[] = [];
     const fundingRates: FundingRateRecord[] = [];
     const liquidations: LiquidationRecord[] = [];
     for (const e of executed.events) {
       if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill });
-      else if (e.kind === 'order') orderStatuses.set(`${e.user}!${e.order.oid}`, { user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+      else if (e.kind === 'order') {
+        let mine = orderStatuses.get(e.user);
+        if (mine === undefined) orderStatuses.set(e.user, (mine = new Map()));
+        mine.set(e.order.oid, { user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+      }
       else if (e.kind === 'funding') fundings.push({ user: e.user, seq: fillSeq++, funding: e.funding });
       else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
       else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
@@ -398,7 +403,7 @@ export class Chain implements BftApp {
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     this.execHead = head;
     this.bus.publishExecuted({ header: block.header, events: executed.events });
-    const write = { block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()], fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
+    const write = { block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()].flatMap((mine) => [...mine.values()]), fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
     stageEnd('storage', t1);
     // The EVM block's write went out as it executed; the consensus block is written after it (the
     // EVM store may not lag a durable snapshot).

@@ -20,6 +20,7 @@ export { ArrivalOrder } from './arrival-order.ts';
 export { ChainStore as ChainStoreForTests } from './storage.ts';
 export { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 export { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
+export { RecordBytes } from './stored-record-bytes.ts';
 export {
   Indexer, IndexerClient, INDEXER_THREAD_LIMITS, LevelHistoryStore, PostgresHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, migrate, HISTORY_MIGRATIONS,
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,

@@ -8,6 +8,7 @@ import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
+import { RecordBytes } from './stored-record-bytes.ts';
 
 export type { OrderStatusRecord } from './stored-records.ts';
 export type { StoredBlock } from './stored-block.ts';
@@ -165,8 +166,22 @@ export class ChainStore {
       if (mine === undefined) fillsOf.set(f.user, { seq: f.seq, fills: [f.fill] });
       else mine.fills.push(f.fill);
     }
-    for (const [user, mine] of fillsOf) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
-    for (const o of w.orderStatuses) put(`${o.user}!${key(o.record.order.oid)}`, packOrderStatus(o.record), this.orders);
+    // The common entries as bytes (stored-record-bytes.ts); one it cannot write goes as text.
+    const bytes = new RecordBytes();
+    const fillsPrefix = sublevelPrefix(this.fills);
+    for (const [user, mine] of fillsOf) {
+      const k = bytes.key(fillsPrefix, user, mine.seq);
+      const v = k === null ? null : bytes.fills(mine.fills);
+      if (v !== null) ops.push({ type: 'put', key: k as Uint8Array, value: v });
+      else put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
+    }
+    const ordersPrefix = sublevelPrefix(this.orders);
+    for (const o of w.orderStatuses) {
+      const k = bytes.key(ordersPrefix, o.user, o.record.order.oid);
+      const v = k === null ? null : bytes.orderStatus(o.record);
+      if (v !== null) ops.push({ type: 'put', key: k as Uint8Array, value: v });
+      else put(`${o.user}!${key(o.record.order.oid)}`, packOrderStatus(o.record), this.orders);
+    }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
     for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);
     w.liquidations.forEach((l, i) => put(`${key(l.time)}!${key(w.block.header.height)}!${key(i)}`, l, this.liquidations));

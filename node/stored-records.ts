@@ -17,16 +17,16 @@ export interface OrderStatusRecord {
 }
 
 /** First element of a packed entry: the layout below. A new layout takes a new tag. */
-const PACKED_V1 = 1;
+export const PACKED_V1 = 1;
 
 // Field orders as the exchange builds these records (exchange/events.ts, exchange/settlement.ts).
 // Stored entries are read with these lists: changing either (even appending to it) needs a new
 // tag, with these kept for the entries already written.
-const ORDER_FIELDS = [
+export const ORDER_FIELDS = [
   'coin', 'side', 'limitPx', 'sz', 'oid', 'timestamp', 'origSz', 'cloid', 'reduceOnly', 'orderType', 'tif', 'isTrigger',
   'triggerCondition', 'triggerPx', 'isPositionTpsl', 'children',
 ] as const;
-const FILL_FIELDS = [
+export const FILL_FIELDS = [
   'coin', 'px', 'sz', 'side', 'time', 'startPosition', 'dir', 'closedPnl', 'hash', 'oid', 'crossed', 'fee', 'feeToken', 'tid',
 ] as const;
 
