@@ -11,6 +11,7 @@ import type { FillRecord } from '../exchange/index.ts';
 import { FILL_FIELDS, ORDER_FIELDS, PACKED_V1, type OrderStatusRecord } from './stored-records.ts';
 
 const CHUNK = 256 << 10;
+const PACKED_TEXT = `${PACKED_V1}`;
 
 /**
  * One block's entries. Views handed out stay valid: a chunk is never written again once a later
@@ -37,7 +38,7 @@ export class RecordBytes {
   orderStatus(r: OrderStatusRecord): Uint8Array | null {
     this.begin(512);
     this.byte(0x5b);
-    this.int(PACKED_V1);
+    this.text(PACKED_TEXT);
     this.byte(0x2c);
     if (!this.str(r.status)) return this.abandon();
     this.byte(0x2c);
@@ -51,7 +52,7 @@ export class RecordBytes {
   fills(fills: readonly FillRecord[]): Uint8Array | null {
     this.begin(64 + 400 * fills.length);
     this.byte(0x5b);
-    this.int(PACKED_V1);
+    this.text(PACKED_TEXT);
     for (const f of fills) {
       this.byte(0x2c);
       this.byte(0x5b);
@@ -152,23 +153,11 @@ export class RecordBytes {
     return true;
   }
 
-  /** JSON's text of a finite number (the string form of `${n}`); false for others. */
+  /** JSON's text of a finite number (`${n}`: V8 caches recent numbers' texts, and a block's repeat); false for others. */
   private num(n: number): boolean {
     if (!Number.isFinite(n)) return false;
-    if (Number.isSafeInteger(n) && n >= 0) this.int(n);
-    else this.text(`${n}`); // JSON.stringify's text for every finite number (-0 as 0)
+    this.text(`${n}`); // JSON.stringify's text for every finite number (-0 as 0)
     return true;
-  }
-
-  /** A non-negative safe integer's decimal digits. */
-  private int(n: number): void {
-    if (n < 10) return this.byte(48 + n);
-    this.room(16);
-    let digits = 0;
-    for (let v = n; v >= 1; v = Math.floor(v / 10)) digits++;
-    let at = this.pos + digits;
-    this.pos = at;
-    for (let v = n; v >= 1; v = Math.floor(v / 10)) this.buf[--at] = 48 + (v % 10);
   }
 
   /** `n.toString(16).padStart(16, '0')` of a non-negative safe integer. */
