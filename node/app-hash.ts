@@ -211,16 +211,20 @@ function num(n: number): void {
 function str(s: string): void {
   if (typeof s !== 'string') throw new TypeError('a non-string where the app hash writes a string');
   const n = s.length;
-  if (n >= 64) return longStr(s);
-  // Short and ASCII (nearly every string here): one header byte, then the characters.
-  room(n + 1);
-  const at = pos + 1;
+  if (n >= 1024) return longStr(s);
+  // ASCII and short (nearly every string here): one or two header bytes, then the characters.
+  room(n + 2);
+  let at = pos;
+  if (n < 64) buf[at++] = n * 2;
+  else {
+    buf[at++] = ((n * 2) & 0x7f) | 0x80;
+    buf[at++] = (n * 2) >>> 7;
+  }
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return escapedStr(s);
     buf[at + i] = c;
   }
-  buf[pos] = n * 2;
   pos = at + n;
 }
 

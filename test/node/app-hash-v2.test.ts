@@ -64,7 +64,7 @@ function generator(seed: number) {
   const rnd = mulberry32(seed);
   const int = (n: number) => Math.floor(rnd() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
-  const texts = ['BTC', '0.001', '-12.5', '', 'é', 'ü€ ☃', 'quote"back\\slash', 'x'.repeat(63), 'y'.repeat(64), `0x${'ab'.repeat(32)}`, 'z'.repeat(200) + 'é'];
+  const texts = ['BTC', '0.001', '-12.5', '', 'é', 'ü€ ☃', 'quote"back\\slash', 'x'.repeat(63), 'y'.repeat(64), `0x${'ab'.repeat(32)}`, 'z'.repeat(200) + 'é', 'w'.repeat(1023), 'u'.repeat(1024), 'v'.repeat(8200)];
   // Lone surrogates only where version 2 writes the string itself (the reference canonical JSON refuses them).
   const text = (): string => (rnd() < 0.05 ? '\ud800x' : pick(texts));
   const json = (): string => pick(texts);
