@@ -59,8 +59,9 @@ export interface GenesisFile {
   genesisTime: number;
   /**
    * How each block's app hash writes the block's outputs (docs/consensus.md, App hash): 2, compact
-   * records of fills and order statuses, for new chains; absent or 1, their canonical JSON (chains
-   * started before version 2, whose stored blocks replay to the app hashes they recorded).
+   * records of fills and order statuses, for new chains (the devnet's and `svc testnet`'s); absent
+   * or 1, their canonical JSON (chains started before version 2, whose stored blocks replay to the
+   * app hashes they recorded).
    */
   appHashVersion?: 1 | 2;
   auth: {
