@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 
 const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 
@@ -17,7 +18,7 @@ export interface NodeProcess {
 /** Runs an `svc` command to its end. */
 export function runSvc(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString()));
     p.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -27,7 +28,7 @@ export function runSvc(args: string[]): Promise<void> {
 
 /** `svc start --home` (or any serving command's args) until it prints its REST and WebSocket URLs. */
 export function startSvc(args: string[], execArgv: string[] = []): Promise<NodeProcess> {
-  const proc = spawn(process.execPath, [...execArgv, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NODE_FLAGS, ...execArgv, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`svc ${args.join(' ')} printed no URLs:\n${out}`)), 60_000);

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-memory-reducer
 // Entry point. The command line runs from its cached esbuild bundle when that is current
 // (node/thread-bundle.js: about a second less CPU to start), else from the TypeScript sources
 // through tsx's loader, building the bundle in the background for the next start. No build step

@@ -1,6 +1,7 @@
 // Runs `svc devnet` as a real child process and waits (bounded) for it to print its REST URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
@@ -14,7 +15,7 @@ export interface DevnetProcess {
 
 /** `execArgv`: Node flags for the child (a benchmark may profile it). */
 export function spawnDevnet(args: string[], timeoutMs = 30_000, execArgv: string[] = []): Promise<DevnetProcess> {
-  const proc = spawn(process.execPath, [...execArgv, BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NODE_FLAGS, ...execArgv, BIN, 'devnet', '--rest-port', '0', '--ws-port', '0', '--rpc-port', '0', '--oracle-interval', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
