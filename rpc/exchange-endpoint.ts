@@ -1,5 +1,5 @@
 // POST /exchange: shape checks, then the node's verdict, mapped onto the spec's envelopes.
-import type { NodeApi } from './api.ts';
+import type { ExchangeRequest, NodeApi } from './api.ts';
 import { HttpError, httpErrorOf } from './http-errors.ts';
 import { checkMinimumSizes, parseExchangeRequest } from './request-checks.ts';
 import { RateLimitError } from './limits.ts';
@@ -12,9 +12,22 @@ export type ExchangeEnvelope =
  * Answers with the envelope, or throws the HTTP error (400/401/403/429/503) the outcome calls for.
  * `origin`: the connection the request came on, when known (NodeApi.submit).
  */
-export async function handleExchange(api: NodeApi, body: Record<string, unknown>, origin?: object): Promise<ExchangeEnvelope> {
-  const { req, action } = parseExchangeRequest(body);
-  checkMinimumSizes(api, action);
+export function handleExchange(api: NodeApi, body: Record<string, unknown>, origin?: object): Promise<ExchangeEnvelope> {
+  // Not async itself: an async frame keeps its parameters and locals until it resumes, and the
+  // parsed action (checked here, parsed again at execution) would live, and be promoted by V8,
+  // until the block commits. Only the request waits.
+  let req: ExchangeRequest;
+  try {
+    const parsed = parseExchangeRequest(body);
+    checkMinimumSizes(api, parsed.action);
+    req = parsed.req;
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return answer(api, req, origin);
+}
+
+async function answer(api: NodeApi, req: ExchangeRequest, origin: object | undefined): Promise<ExchangeEnvelope> {
   const outcome = await api.submit(req, origin);
   switch (outcome.kind) {
     case 'unavailable':

@@ -2,7 +2,7 @@
 // `/stats` serve. Blocks are taken in height order; a writer loop derives one batch from all the
 // blocks queued and writes it atomically with the new watermark. Sums are kept as scaled
 // integers and formatted once per batch.
-import { addDecimals, formatScaled, parseScaled } from '../../primitives/index.ts';
+import { addDecimals, formatScaled, parseScaled, scanUnits } from '../../primitives/index.ts';
 import type {
   BookSnapshotRow, CandleRow, CoinDailyRow, FundingRow, LiquidationRow, OpenInterestRow, StatsTotals, TradeRow, TransferRow,
 } from '../../rpc/index.ts';
@@ -221,7 +221,10 @@ export class Indexer {
         cd.volume += notional;
         cd.trades++;
         coinDaily.set(`${day.day}|${coin}`, cd);
-        const hr = await this.coinHour(coin, Math.floor(time / HOUR_MS) * HOUR_MS);
+        // The hour in progress without a promise a trade; the store is read when the hour changes.
+        const hour = Math.floor(time / HOUR_MS) * HOUR_MS;
+        const current = this.coinHours.get(coin);
+        const hr = current?.hour === hour ? current : await this.coinHour(coin, hour);
         hr.volume += notional;
         hr.trades++;
         coinHourly.set(`${hr.hour}|${coin}`, hr);
@@ -315,10 +318,13 @@ export class Indexer {
 
   /** Folds a trade into its coin's candle of every interval; returns its notional at USD_SCALE. */
   private candleTrade(coin: string, pxText: string, szText: string, time: number, dec: { pxDecimals: number; szDecimals: number }, changed: Set<Candle>): bigint {
-    const pxUnits = parseScaled(pxText, dec.pxDecimals) ?? 0n;
-    const szUnits = parseScaled(szText, dec.szDecimals) ?? 0n;
-    const px = Number(pxUnits);
-    const sz = Number(szUnits);
+    // The regex-free scan when the texts are plain decimals (every trade's), else the general parse.
+    const pxScan = scanUnits(pxText, dec.pxDecimals);
+    const szScan = scanUnits(szText, dec.szDecimals);
+    const pxUnits = pxScan >= 0 ? BigInt(pxScan) : (parseScaled(pxText, dec.pxDecimals) ?? 0n);
+    const szUnits = szScan >= 0 ? BigInt(szScan) : (parseScaled(szText, dec.szDecimals) ?? 0n);
+    const px = pxScan >= 0 ? pxScan : Number(pxUnits);
+    const sz = szScan >= 0 ? szScan : Number(szUnits);
     let slots = this.candles.get(coin);
     if (slots === undefined) this.candles.set(coin, (slots = []));
     for (let i = 0; i < INTERVALS.length; i++) {
