@@ -7,7 +7,7 @@ import {
   MAINNET_BRIDGE_CHAINS, type BridgeConfig, type ClearinghouseConfig, type ExchangeConfig, type GenesisBalance, type OracleValidator, type SpotTokenConfig, type StakingConfig,
 } from '../exchange/index.ts';
 import type { EvmGenesis } from '../evm/index.ts';
-import type { GenesisFile } from './schema.ts';
+import type { AppHashVersion, GenesisFile } from './schema.ts';
 
 export interface LoadedGenesis {
   readonly file: GenesisFile;
@@ -21,7 +21,7 @@ export interface LoadedGenesis {
   /** The Hyperliquid chains whose dialect signatures are accepted; [] when the dialect is off. */
   readonly hyperliquidChains: readonly ('Mainnet' | 'Testnet')[];
   /** How the app hash writes a block's outputs (1 when the file does not say). */
-  readonly appHashVersion: 1 | 2;
+  readonly appHashVersion: AppHashVersion;
 }
 
 /** `api.stakerTierStake` when the genesis does not set it, whole tokens. */

@@ -52,6 +52,9 @@ export interface GenesisStaking {
   delegationLockMs: number;
 }
 
+/** How each block's app hash writes the block's outputs (docs/consensus.md, App hash). */
+export type AppHashVersion = 1 | 2;
+
 export interface GenesisFile {
   chainId: number;
   network: Network;
@@ -63,7 +66,7 @@ export interface GenesisFile {
    * or 1, their canonical JSON (chains started before version 2, whose stored blocks replay to the
    * app hashes they recorded).
    */
-  appHashVersion?: 1 | 2;
+  appHashVersion?: AppHashVersion;
   auth: {
     /** Whether the spec's literal binding (connectionId = nonce) is accepted besides the action binding. */
     literalNonceBinding: boolean;

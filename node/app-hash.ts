@@ -23,9 +23,8 @@
 // nullable, children a list of orders).
 import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalKeccak, concatBytes, hexToBytes, keccak256 } from '../primitives/index.ts';
 import type { ExchangeEvent, FillRecord, OrderView } from '../exchange/index.ts';
+import type { AppHashVersion } from '../genesis/index.ts';
 
-export type AppHashVersion = 1 | 2;
-export const APP_HASH_VERSIONS: readonly AppHashVersion[] = [1, 2];
 
 /** What a block's app hash commits to. */
 export interface BlockOutputs {

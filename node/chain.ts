@@ -21,7 +21,8 @@ import { acceptDevnetTx, decodeDevnetTx } from './devnet-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
-import { nextAppHash, nextAppHashOffLoop, type AppHashVersion } from './app-hash.ts';
+import { nextAppHash, nextAppHashOffLoop } from './app-hash.ts';
+import type { AppHashVersion } from '../genesis/index.ts';
 import { txCandidates } from './signer-worker.ts';
 
 const ZERO_32 = new Uint8Array(32);

@@ -26,7 +26,7 @@ export {
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
-export { APP_HASH_V2_FIELDS, APP_HASH_VERSIONS, nextAppHash, nextAppHashOffLoop, writeV2 as appHashV2Bytes, type AppHashVersion, type BlockOutputs } from './app-hash.ts';
+export { APP_HASH_V2_FIELDS, nextAppHash, nextAppHashOffLoop, writeV2 as appHashV2Bytes, type BlockOutputs } from './app-hash.ts';
 export { createLogger, isLogLevel, LOG_LEVELS, type LogLevel, type Logger, type LoggerOptions } from './logger.ts';
 export { NodeMetrics, MetricsServer, SVC_VERSION, type NodeStatus, type MetricSources } from './metrics.ts';
 export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';

@@ -168,19 +168,19 @@ export class ChainStore {
     }
     // The common entries as bytes (stored-record-bytes.ts); one it cannot write goes as text.
     const bytes = new RecordBytes();
+    const putBytes = (k: Uint8Array | null, v: Uint8Array | null): boolean => {
+      if (k === null || v === null) return false;
+      ops.push({ type: 'put', key: k, value: v });
+      return true;
+    };
     const fillsPrefix = sublevelPrefix(this.fills);
     for (const [user, mine] of fillsOf) {
-      const k = bytes.key(fillsPrefix, user, mine.seq);
-      const v = k === null ? null : bytes.fills(mine.fills);
-      if (v !== null) ops.push({ type: 'put', key: k as Uint8Array, value: v });
-      else put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
+      if (!putBytes(bytes.key(fillsPrefix, user, mine.seq), bytes.fills(mine.fills))) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
     const ordersPrefix = sublevelPrefix(this.orders);
     for (const o of w.orderStatuses) {
-      const k = bytes.key(ordersPrefix, o.user, o.record.order.oid);
-      const v = k === null ? null : bytes.orderStatus(o.record);
-      if (v !== null) ops.push({ type: 'put', key: k as Uint8Array, value: v });
-      else put(`${o.user}!${key(o.record.order.oid)}`, packOrderStatus(o.record), this.orders);
+      const oid = o.record.order.oid;
+      if (!putBytes(bytes.key(ordersPrefix, o.user, oid), bytes.orderStatus(o.record))) put(`${o.user}!${key(oid)}`, packOrderStatus(o.record), this.orders);
     }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
     for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);

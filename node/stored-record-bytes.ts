@@ -7,6 +7,7 @@
 // `JSON.stringify(packFills(fills))`. A record of another shape (fields not exactly the packed
 // ones, text that JSON escapes, a number that is not a safe integer where a key needs one) is
 // not written here: the caller writes it as a string.
+import { isPlain } from '../primitives/index.ts';
 import type { FillRecord } from '../exchange/index.ts';
 import { FILL_FIELDS, ORDER_FIELDS, PACKED_V1, type OrderStatusRecord } from './stored-records.ts';
 
@@ -64,7 +65,7 @@ export class RecordBytes {
   }
 
   /**
-   * `,value` for each of `fields` (after a leading comma unless `first`): when the object's own
+   * `,value` for each of `fields` (the first without its comma unless `comma`): when the object's own
    * keys are exactly `fields` in that order, each value a string, number, boolean or null, or
    * (`children`) an empty list.
    */
@@ -145,7 +146,7 @@ export class RecordBytes {
     this.buf[at] = 0x22;
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
-      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+      if (!isPlain(c)) return false;
       this.buf[at + 1 + i] = c;
     }
     this.buf[at + 1 + s.length] = 0x22;

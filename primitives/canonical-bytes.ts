@@ -144,7 +144,7 @@ function write(value: unknown): void {
         write(v);
       }
       depth--;
-      //nofill
+      for (let i = 0; i < n; i++) values[i] = undefined; // holds no value past its write
       room(1);
       buf[pos++] = 0x7d;
       return;

@@ -65,7 +65,7 @@ function write(value: unknown): void {
         write(v);
       }
       depth--;
-      //nofill
+      for (let i = 0; i < n; i++) values[i] = undefined; // holds no value past its write
       out += '}';
       return;
     }

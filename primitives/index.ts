@@ -3,6 +3,7 @@ export * from './decimal.ts';
 export * from './bytes.ts';
 export * from './canonical-json.ts';
 export * from './canonical-bytes.ts';
+export { isPlain } from './canonical-shape.ts';
 export * from './crypto.ts';
 export * from './eip712.ts';
 export * from './ed25519.ts';
