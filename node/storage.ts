@@ -3,7 +3,7 @@
 import { Level } from 'level';
 import { evidenceKey, type Block, type Commit } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
-import { GROWING_STORE_OPTIONS, sublevelPrefix, writeRaw, type Json, type RawOp } from '../primitives/index.ts';
+import { GROWING_STORE_OPTIONS, sublevelPrefix, writeBatch, type Json, type RawBatch } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
@@ -136,19 +136,19 @@ export class ChainStore {
   }
 
   /**
-   * Not `async`: an async function's frame would hold the batch's operations (every key and value
-   * string) until LevelDB's write and sync end, long enough for V8 to promote them all to the old
-   * generation; handed to the engine, which copies them, they are garbage at once.
+   * Not `async`: an async function's frame would hold the block's write until LevelDB's write and
+   * sync end. Each entry is copied into LevelDB's batch as it is made (`writeBatch`), so none
+   * lives on to the write.
    */
   writeBlock(w: BlockWrite): Promise<void> {
     try {
-      return writeRaw(this.db as never, this.blockOps(w), w.sync);
+      return writeBatch(this.db as never, (batch) => this.blockOps(w, batch), w.sync);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  private blockOps(w: BlockWrite): RawOp[] {
+  private blockOps(w: BlockWrite, batch: RawBatch): void {
     const stored: StoredBlock = {
       header: w.block.header,
       txs: w.block.txs,
@@ -157,8 +157,8 @@ export class ChainStore {
       ...(w.block.evidence !== undefined && w.block.evidence.length > 0 ? { evidence: [...w.block.evidence] } : {}),
     };
     // One batch, written as the sublevels' encodings store it (several entries per action).
-    const ops: RawOp[] = [{ type: 'put', key: sublevelPrefix(this.blocks) + key(w.block.header.height), value: encodeChainBlock(stored) }];
-    const put = (k: string, value: unknown, sublevel: object) => ops.push({ type: 'put', key: sublevelPrefix(sublevel) + k, value: JSON.stringify(value) });
+    batch.put(sublevelPrefix(this.blocks) + key(w.block.header.height), encodeChainBlock(stored));
+    const put = (k: string, value: unknown, sublevel: object) => batch.put(sublevelPrefix(sublevel) + k, JSON.stringify(value));
     put('head', w.head, this.meta);
     const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
     for (const f of w.fills) {
@@ -170,7 +170,7 @@ export class ChainStore {
     const bytes = new RecordBytes();
     const putBytes = (k: Uint8Array | null, v: Uint8Array | null): boolean => {
       if (k === null || v === null) return false;
-      ops.push({ type: 'put', key: k, value: v });
+      batch.put(k, v);
       return true;
     };
     const fillsPrefix = sublevelPrefix(this.fills);
@@ -189,7 +189,6 @@ export class ChainStore {
     for (const p of w.portfolio) put(`${p.user}!${key(p.sample[0])}`, p.sample, this.portfolio);
     for (const e of w.block.evidence ?? []) put(evidenceKey(e), w.block.header.height, this.evidence);
     if (w.snapshot !== null) put('snapshot', w.snapshot, this.meta);
-    return ops;
   }
 
   /** Visits the user's `count` most recent fills (or all it has), newest first, until `visit` answers false. */

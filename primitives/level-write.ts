@@ -83,3 +83,55 @@ export function writeRaw(root: LevelRoot, ops: readonly RawOp[], sync: boolean):
   }));
   return root.batch(typed as never, { sync } as never);
 }
+
+/** Puts and deletes into a batch being built: keys prefixed, values encoded, as for `writeRaw`. */
+export interface RawBatch {
+  put(key: string | Uint8Array, value: string | Uint8Array): void;
+  del(key: string | Uint8Array): void;
+}
+
+/** classic-level's chained batch, by its engine methods: each put or delete copies into LevelDB's batch at once. */
+interface EngineChainedBatch {
+  _put(key: string | Uint8Array, value: string | Uint8Array): void;
+  _del(key: string | Uint8Array): void;
+  _write(options: { sync: boolean }): Promise<void>;
+}
+
+interface ChainedRoot {
+  _chainedBatch(): EngineChainedBatch;
+  detachResource(resource: unknown): void;
+}
+
+/**
+ * Writes one batch that `fill` builds. On an open classic-level database each put goes straight
+ * into LevelDB's batch (the engine copies the key and value), so no operation objects or views of
+ * a block's thousands of entries live until the write (V8 promoted a busy block's to the old
+ * generation: `writeRaw` takes an array of them). Otherwise, as `writeRaw`. `fill` runs before
+ * this returns; if it throws, nothing is written.
+ */
+export function writeBatch(root: LevelRoot, fill: (batch: RawBatch) => void, sync: boolean): Promise<void> {
+  const chained = root as unknown as Partial<ChainedRoot>;
+  if (root.status !== 'open' || typeof chained._chainedBatch !== 'function' || typeof chained.detachResource !== 'function') {
+    const ops: RawOp[] = [];
+    fill({ put: (key, value) => ops.push({ type: 'put', key, value }), del: (key) => ops.push({ type: 'del', key }) });
+    return writeRaw(root, ops, sync);
+  }
+  const engine = chained._chainedBatch();
+  // abstract-level tracks a chained batch to close it with the database; this one is written at once.
+  const detach = () => (chained as ChainedRoot).detachResource(engine);
+  try {
+    fill({
+      put: (key, value) => {
+        if (typeof value !== 'string' && !(value instanceof Uint8Array)) throw new TypeError(`level write: the value of ${String(key)} is neither text nor bytes`);
+        engine._put(key, value);
+      },
+      del: (key) => engine._del(key),
+    });
+  } catch (err) {
+    detach();
+    return Promise.reject(err);
+  }
+  const written = engine._write({ sync });
+  written.then(detach, detach);
+  return written;
+}

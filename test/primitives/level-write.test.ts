@@ -1,12 +1,12 @@
-// writeRaw against level's own batch(): the same operations, given as each sublevel's encoding
-// stores them, leave byte-for-byte the same database; before open and after close it answers as
-// batch() does.
+// writeRaw and writeBatch against level's own batch(): the same operations, given as each
+// sublevel's encoding stores them, leave byte-for-byte the same database; before open and after
+// close they answer as batch() does.
 import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { sublevelPrefix, writeRaw, writeTarget, type RawOp } from '../../primitives/index.ts';
+import { sublevelPrefix, writeBatch, writeRaw, writeTarget, type RawOp } from '../../primitives/index.ts';
 
 async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-level-write-'));
@@ -100,4 +100,73 @@ t.test('before open the write waits for it; after close it is refused as batch()
   t.same(await stores(db).json.get('x'), [1, 2]);
   await db.close();
   await t.rejects(writeRaw(db as never, [{ type: 'put', key: `${prefix}y`, value: '3' }], false), { code: 'LEVEL_DATABASE_NOT_OPEN' });
+});
+
+t.test('writeBatch stores what writeRaw stores, and leaves no batch attached to the database', async (t) => {
+  const dir = await tempDir(t);
+  const a = new Level<string, unknown>(join(dir, 'a'), { valueEncoding: 'json' });
+  const b = new Level<string, unknown>(join(dir, 'b'), { valueEncoding: 'json' });
+  await Promise.all([a.open(), b.open()]);
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const prefix = sublevelPrefix(stores(a).json);
+  const bytesPrefix = new TextEncoder().encode(sublevelPrefix(stores(a).bytes));
+  // A buffer written again after each put: the engine must have copied the put's view.
+  const scratch = new Uint8Array(8);
+  const ops: RawOp[] = [];
+  for (let i = 0; i < 1000; i++) {
+    scratch.fill(i & 255);
+    ops.push({ type: 'put', key: `${prefix}${String(i).padStart(4, '0')}`, value: JSON.stringify({ i, note: 'é 漢' }) });
+    ops.push({ type: 'put', key: Uint8Array.of(...bytesPrefix, i >> 8, i & 255), value: scratch.slice() });
+  }
+  ops.push({ type: 'del', key: `${prefix}0007` });
+  await writeRaw(a as never, ops, false);
+  let attached = 0;
+  let batches = 0;
+  const attach = b.attachResource.bind(b);
+  const detach = b.detachResource.bind(b);
+  b.attachResource = (r: never) => { attached++; batches++; attach(r); };
+  b.detachResource = (r: never) => { attached--; detach(r); };
+  await writeBatch(b as never, (batch) => {
+    for (let i = 0; i < 1000; i++) {
+      scratch.fill(i & 255);
+      batch.put(`${prefix}${String(i).padStart(4, '0')}`, JSON.stringify({ i, note: 'é 漢' }));
+      batch.put(Uint8Array.of(...bytesPrefix, i >> 8, i & 255), scratch.subarray(0, 8));
+    }
+    batch.del(`${prefix}0007`);
+  }, true);
+  t.equal(batches, 1, 'written through one chained batch');
+  t.equal(attached, 0, 'the chained batch is detached once written');
+  t.same(await dump(b), await dump(a));
+  t.equal((await dump(b)).length, 1999);
+});
+
+t.test('writeBatch: a refused value or a throwing fill writes nothing', async (t) => {
+  const dir = await tempDir(t);
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
+  await db.open();
+  t.teardown(() => db.close());
+  const prefix = sublevelPrefix(stores(db).json);
+  await t.rejects(writeBatch(db as never, (batch) => {
+    batch.put(`${prefix}a`, '1');
+    batch.put(`${prefix}b`, JSON.stringify(undefined) as unknown as string);
+  }, false), /neither text nor bytes/);
+  await t.rejects(writeBatch(db as never, (batch) => {
+    batch.put(`${prefix}a`, '1');
+    throw new Error('fill failed');
+  }, false), /fill failed/);
+  t.same(await dump(db), []);
+  // The database is still usable, and closes with nothing left open.
+  await writeBatch(db as never, (batch) => batch.put(`${prefix}c`, '3'), false);
+  t.same(await stores(db).json.get('c'), 3);
+});
+
+t.test('writeBatch before open waits for it; after close it is refused as batch() refuses it', async (t) => {
+  const dir = await tempDir(t);
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
+  const prefix = sublevelPrefix(stores(db).json);
+  t.equal(db.status, 'opening');
+  await writeBatch(db as never, (batch) => batch.put(`${prefix}x`, '[1,2]'), false);
+  t.same(await stores(db).json.get('x'), [1, 2]);
+  await db.close();
+  await t.rejects(writeBatch(db as never, (batch) => batch.put(`${prefix}y`, '3'), false), { code: 'LEVEL_DATABASE_NOT_OPEN' });
 });
