@@ -7,7 +7,7 @@ import type {
   BookSnapshotRow, CandleRow, CoinDailyRow, DailyStatsRow, FundingRow, LiquidationRow, OpenInterestRow, RangeQuery, StatsTotals,
   TradeRow, TransferRow,
 } from '../../rpc/index.ts';
-import { addDecimals, GROWING_STORE_OPTIONS, sublevelPrefix, writeRaw, type RawOp } from '../../primitives/index.ts';
+import { addDecimals, GROWING_STORE_OPTIONS, sublevelPrefix, writeBatch } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
 import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime, takeCandleLines } from './candle-line.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
@@ -80,35 +80,35 @@ export class LevelHistoryStore implements HistoryStore {
   }
 
   async write(b: HistoryBatch): Promise<void> {
+    const candles = await this.candleWrites(b.candles);
     // Written as the sublevels' encodings store them: JSON text, and the buckets' text as is.
-    const ops: RawOp[] = [];
-    const put = (sublevel: object, key: string, value: unknown) => ops.push({
-      type: 'put',
-      key: sublevelPrefix(sublevel) + key,
-      value: sublevel === this.candleBuckets ? (value as string) : JSON.stringify(value),
-    });
-    for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
-    for (const [key, lines] of await this.candleWrites(b.candles)) put(this.candleBuckets, key, lines.join('\n'));
-    for (const f of b.funding) put(this.fundingRows, `${f.coin}!${f.interval}!${hex(f.time)}!${hex(f.id)}`, f);
-    for (const l of b.liquidations) {
-      put(this.liqs, `${l.coin}!${hex(l.time)}!${hex(l.id)}`, l);
-      put(this.liqs, `*!${hex(l.time)}!${hex(l.id)}`, l);
-    }
-    for (const o of b.openInterest) put(this.oi, `${o.coin}!${hex(o.time)}!${hex(o.id)}`, o);
-    for (const s of b.books) put(this.books, `${s.coin}!${hex(s.time)}!${hex(s.id)}`, s);
-    for (const x of b.transfers) {
-      const group = x.type === 'deposit' ? 'deposit' : 'withdraw';
-      put(this.xfers, `${group}!${x.user}!${hex(x.time)}!${hex(x.id)}`, x);
-      put(this.xfers, `${group}!*!${hex(x.time)}!${hex(x.id)}`, x);
-    }
-    for (const d of b.daily) put(this.daily, hex(d.day), d);
-    for (const d of b.coinDaily) put(this.coinDaily, `${hex(d.day)}!${d.coin}`, d);
-    for (const h of b.coinHourly) put(this.hourly, `${hex(h.hour)}!${h.coin}`, h);
-    for (const u of b.newUsers) put(this.users, u.user, u.day);
-    for (const u of b.dayUsers) put(this.dayUsers, `${hex(u.day)}!${u.user}`, 1);
-    put(this.meta, 'totals', b.totals);
-    put(this.meta, 'height', b.height);
-    await writeRaw(this.db as never, ops, false);
+    await writeBatch(this.db as never, (batch) => {
+      const put = (sublevel: object, key: string, value: unknown) => batch.put(
+        sublevelPrefix(sublevel) + key,
+        sublevel === this.candleBuckets ? (value as string) : JSON.stringify(value),
+      );
+      for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
+      for (const [key, lines] of candles) put(this.candleBuckets, key, lines.join('\n'));
+      for (const f of b.funding) put(this.fundingRows, `${f.coin}!${f.interval}!${hex(f.time)}!${hex(f.id)}`, f);
+      for (const l of b.liquidations) {
+        put(this.liqs, `${l.coin}!${hex(l.time)}!${hex(l.id)}`, l);
+        put(this.liqs, `*!${hex(l.time)}!${hex(l.id)}`, l);
+      }
+      for (const o of b.openInterest) put(this.oi, `${o.coin}!${hex(o.time)}!${hex(o.id)}`, o);
+      for (const s of b.books) put(this.books, `${s.coin}!${hex(s.time)}!${hex(s.id)}`, s);
+      for (const x of b.transfers) {
+        const group = x.type === 'deposit' ? 'deposit' : 'withdraw';
+        put(this.xfers, `${group}!${x.user}!${hex(x.time)}!${hex(x.id)}`, x);
+        put(this.xfers, `${group}!*!${hex(x.time)}!${hex(x.id)}`, x);
+      }
+      for (const d of b.daily) put(this.daily, hex(d.day), d);
+      for (const d of b.coinDaily) put(this.coinDaily, `${hex(d.day)}!${d.coin}`, d);
+      for (const h of b.coinHourly) put(this.hourly, `${hex(h.hour)}!${h.coin}`, h);
+      for (const u of b.newUsers) put(this.users, u.user, u.day);
+      for (const u of b.dayUsers) put(this.dayUsers, `${hex(u.day)}!${u.user}`, 1);
+      put(this.meta, 'totals', b.totals);
+      put(this.meta, 'height', b.height);
+    }, false);
   }
 
   /** The buckets the changed candles land in, each read once (or taken from the open bucket) and merged. */
