@@ -397,14 +397,15 @@ export class Chain implements BftApp {
       else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
-    // A copy: the snapshot is encoded when its batch is written, after the next block may have
-    // executed, and the snapshot's view holds live objects (trigger orders).
-    const snapshot = executed.stateHash !== undefined ? { head, state: structuredClone(snapshotState(this.exchange.state)), stateHash: executed.stateHash } : null;
+    // Encoded below, before the next block executes: the snapshot's view holds live objects (trigger orders).
+    const snapshot = executed.stateHash !== undefined ? { head, state: snapshotState(this.exchange.state), stateHash: executed.stateHash } : null;
     const candles = this.candles.apply(fills.map((f) => f.fill));
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     this.execHead = head;
     this.bus.publishExecuted({ header: block.header, events: executed.events });
     const write = { block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()].flatMap((mine) => [...mine.values()]), fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
+    // Encoded into LevelDB's batch now; the records need not live until the write.
+    const prepared = this.store.prepareBlock(write);
     stageEnd('storage', t1);
     // The EVM block's write went out as it executed; the consensus block is written after it (the
     // EVM store may not lag a durable snapshot).
@@ -414,9 +415,12 @@ export class Chain implements BftApp {
     evmWritten?.catch(() => {});
     const durable = this.writing.then(() => evmWritten).then(() => {
       const t = performance.now();
-      const written = this.store.writeBlock(write);
+      const written = prepared.write();
       stageEnd('storage', t);
       return written;
+    }, (err: unknown) => {
+      prepared.discard();
+      throw err;
     }).then(() => this.committed(block, hash, head, executed, candles));
     this.writing = durable;
     return { durable };

@@ -3,7 +3,7 @@
 import { Level } from 'level';
 import { evidenceKey, type Block, type Commit } from '../consensus/index.ts';
 import type { FillRecord, FundingRateRecord, FundingRecord, LiquidationRecord } from '../exchange/index.ts';
-import { GROWING_STORE_OPTIONS, sublevelPrefix, writeBatch, type Json, type RawBatch } from '../primitives/index.ts';
+import { GROWING_STORE_OPTIONS, prepareBatch, sublevelPrefix, type Json, type PreparedBatch, type RawBatch } from '../primitives/index.ts';
 import type { StoredCandle } from './candles.ts';
 import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
@@ -136,16 +136,17 @@ export class ChainStore {
   }
 
   /**
-   * Not `async`: an async function's frame would hold the block's write until LevelDB's write and
-   * sync end. Each entry is copied into LevelDB's batch as it is made (`writeBatch`), so none
-   * lives on to the write.
+   * A block and everything derived from it as one batch, built now: each entry is copied into
+   * LevelDB's batch as it is made (`prepareBatch`), so nothing of `w` need live on until the
+   * write, which waits for the blocks before it.
    */
+  prepareBlock(w: BlockWrite): PreparedBatch {
+    return prepareBatch(this.db as never, (batch) => this.blockOps(w, batch), w.sync);
+  }
+
+  /** Writes a block at once. */
   writeBlock(w: BlockWrite): Promise<void> {
-    try {
-      return writeBatch(this.db as never, (batch) => this.blockOps(w, batch), w.sync);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.prepareBlock(w).write();
   }
 
   private blockOps(w: BlockWrite, batch: RawBatch): void {

@@ -102,23 +102,41 @@ interface ChainedRoot {
   detachResource(resource: unknown): void;
 }
 
+/** A batch built now and written later, once the writes before it are done. */
+export interface PreparedBatch {
+  /** Writes the batch (once). */
+  write(): Promise<void>;
+  /** Drops it unwritten (a write before it failed). */
+  discard(): void;
+}
+
 /**
- * Writes one batch that `fill` builds. On an open classic-level database each put goes straight
- * into LevelDB's batch (the engine copies the key and value), so no operation objects or views of
- * a block's thousands of entries live until the write (V8 promoted a busy block's to the old
- * generation: `writeRaw` takes an array of them). Otherwise, as `writeRaw`. `fill` runs before
- * this returns; if it throws, nothing is written.
+ * Builds one batch with `fill`, now, to be written by `write()`. On an open classic-level
+ * database each put goes straight into LevelDB's batch (the engine copies the key and value), so
+ * neither operation objects nor the records they were made of live on until the write (V8
+ * promoted a busy block's to the old generation while they waited in an array for `writeRaw`).
+ * Otherwise the operations are kept and written as `writeRaw` writes them. A `fill` that throws
+ * writes nothing: its error is the write's.
  */
-export function writeBatch(root: LevelRoot, fill: (batch: RawBatch) => void, sync: boolean): Promise<void> {
+export function prepareBatch(root: LevelRoot, fill: (batch: RawBatch) => void, sync: boolean): PreparedBatch {
   const chained = root as unknown as Partial<ChainedRoot>;
   if (root.status !== 'open' || typeof chained._chainedBatch !== 'function' || typeof chained.detachResource !== 'function') {
     const ops: RawOp[] = [];
-    fill({ put: (key, value) => ops.push({ type: 'put', key, value }), del: (key) => ops.push({ type: 'del', key }) });
-    return writeRaw(root, ops, sync);
+    try {
+      fill({ put: (key, value) => ops.push({ type: 'put', key, value }), del: (key) => ops.push({ type: 'del', key }) });
+    } catch (err) {
+      return refused(err);
+    }
+    return { write: () => writeRaw(root, ops, sync), discard: () => {} };
   }
   const engine = chained._chainedBatch();
-  // abstract-level tracks a chained batch to close it with the database; this one is written at once.
-  const detach = () => (chained as ChainedRoot).detachResource(engine);
+  // abstract-level tracks a chained batch to close it with the database; this one is written or dropped here.
+  let detached = false;
+  const detach = () => {
+    if (detached) return;
+    detached = true;
+    (chained as ChainedRoot).detachResource(engine);
+  };
   try {
     fill({
       put: (key, value) => {
@@ -129,9 +147,31 @@ export function writeBatch(root: LevelRoot, fill: (batch: RawBatch) => void, syn
     });
   } catch (err) {
     detach();
-    return Promise.reject(err);
+    return refused(err);
   }
-  const written = engine._write({ sync });
-  written.then(detach, detach);
-  return written;
+  let spent = false;
+  return {
+    write: () => {
+      if (spent || detached) return Promise.reject(new Error('invariant: a prepared batch written twice or after it was dropped'));
+      spent = true;
+      // Closed since it was built: the engine's batch must not reach a closed database.
+      if (root.status !== 'open') {
+        detach();
+        return Promise.reject(Object.assign(new Error('Database is not open'), { code: 'LEVEL_DATABASE_NOT_OPEN' }));
+      }
+      const written = engine._write({ sync });
+      written.then(detach, detach);
+      return written;
+    },
+    discard: detach,
+  };
+}
+
+/** Builds and writes one batch (`prepareBatch`, written at once). */
+export function writeBatch(root: LevelRoot, fill: (batch: RawBatch) => void, sync: boolean): Promise<void> {
+  return prepareBatch(root, fill, sync).write();
+}
+
+function refused(err: unknown): PreparedBatch {
+  return { write: () => Promise.reject(err), discard: () => {} };
 }

@@ -16,9 +16,12 @@ t.test('a failed block write halts; restart resumes from disk', async (t) => {
   t.match(ok.body.response.data.statuses, [{ resting: { oid: 1 } }]);
 
   const store = first.node.store;
-  store.writeBlock = async () => {
-    throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-  };
+  store.prepareBlock = () => ({
+    write: async () => {
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    },
+    discard: () => {},
+  });
   const lost = await first.client.exchange(alice, orderAction(limit(0, true, '91000', '0.1')));
   t.equal(lost.status, 503, 'the request whose block failed is not answered as executed');
   t.match(lost.body, { error: 'service_unavailable' });
@@ -42,14 +45,20 @@ t.test('a snapshot taken while a block is on its way to disk names that block', 
   const { node, client } = await startNode(t, { dataDir });
   await client.exchange(alice, orderAction(limit(0, true, '90000', '0.1')));
   const store = node.store;
-  const write = store.writeBlock.bind(store);
+  const prepare = store.prepareBlock.bind(store);
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let held = 0;
-  store.writeBlock = async (w) => {
-    held = w.block.header.height;
-    await gate;
-    return write(w);
+  store.prepareBlock = (w) => {
+    const prepared = prepare(w);
+    return {
+      write: async () => {
+        held = w.block.header.height;
+        await gate;
+        return prepared.write();
+      },
+      discard: () => prepared.discard(),
+    };
   };
   const answer = client.exchange(alice, orderAction(limit(0, true, '91000', '0.1')));
   await waitFor('the block write', () => held > 0);

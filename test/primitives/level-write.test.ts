@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { sublevelPrefix, writeBatch, writeRaw, writeTarget, type RawOp } from '../../primitives/index.ts';
+import { prepareBatch, sublevelPrefix, writeBatch, writeRaw, writeTarget, type RawOp } from '../../primitives/index.ts';
 
 async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-level-write-'));
@@ -169,4 +169,31 @@ t.test('writeBatch before open waits for it; after close it is refused as batch(
   t.same(await stores(db).json.get('x'), [1, 2]);
   await db.close();
   await t.rejects(writeBatch(db as never, (batch) => batch.put(`${prefix}y`, '3'), false), { code: 'LEVEL_DATABASE_NOT_OPEN' });
+});
+
+t.test('prepareBatch: built now, written once later; dropped or closed, it writes nothing', async (t) => {
+  const dir = await tempDir(t);
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
+  await db.open();
+  const prefix = sublevelPrefix(stores(db).json);
+  const record = { n: 1 };
+  const first = prepareBatch(db as never, (batch) => batch.put(`${prefix}a`, JSON.stringify(record)), true);
+  record.n = 2; // encoded when prepared
+  t.same(await dump(db), [], 'nothing is written before write()');
+  await first.write();
+  t.same(await stores(db).json.get('a'), { n: 1 });
+  await t.rejects(first.write(), /written twice/);
+  const dropped = prepareBatch(db as never, (batch) => batch.put(`${prefix}b`, '2'), false);
+  dropped.discard();
+  await t.rejects(dropped.write(), /dropped/);
+  const failing = prepareBatch(db as never, () => {
+    throw new Error('encoding failed');
+  }, false);
+  await t.rejects(failing.write(), /encoding failed/);
+  const late = prepareBatch(db as never, (batch) => batch.put(`${prefix}c`, '3'), false);
+  await db.close();
+  await t.rejects(late.write(), { code: 'LEVEL_DATABASE_NOT_OPEN' });
+  await db.open();
+  t.teardown(() => db.close());
+  t.same((await dump(db)).length, 1, 'only the first batch was written');
 });
