@@ -450,17 +450,17 @@ export class SvcNode {
     const indexer = indexerStarting === null ? null : await startIndexer(config, genesis, store, chain, evm, indexerStarting);
     if (indexer !== null) {
       // Blocks go to the indexer as they commit, with the state samples taken right after each
-      // executed (the next block may execute while this one is written).
+      // executed (the next block may execute while this one is written), kept as their JSON.
       let prevTime = chain.storedHead.time;
-      const samples = new Map<number, ReturnType<typeof sampleBlock>>();
+      const samples = new Map<number, string>();
       bus.onExecuted(({ header, events }) => {
-        samples.set(header.height, sampleBlock(exchange.state, header.height, header.time, prevTime, events));
+        samples.set(header.height, JSON.stringify(sampleBlock(exchange.state, header.height, header.time, prevTime, events)));
         prevTime = header.time;
       });
       bus.onBlock((e) => {
         const sample = samples.get(e.header.height);
         samples.delete(e.header.height);
-        if (sample !== undefined) indexer.push(sample);
+        if (sample !== undefined) indexer.pushEncoded(e.header.height, sample);
       });
     }
     for (const m of exchange.state.markets) {

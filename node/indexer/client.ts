@@ -155,9 +155,17 @@ export class IndexerClient implements IndexerSink {
 
   /** Hands over a committed block (in height order). */
   push(block: IndexedBlock): void {
-    if (this.dead !== null || !this.writable || block.height <= this.accepted) return;
-    this.accepted = block.height;
-    this.thread.post({ t: 'blocks', client: this.client, json: JSON.stringify([block]) });
+    this.pushEncoded(block.height, JSON.stringify(block));
+  }
+
+  /**
+   * `push` of a block already encoded as JSON: a node encodes each block's sample as it executes,
+   * so the sample's objects need not live (and be promoted) until the block is committed.
+   */
+  pushEncoded(height: number, json: string): void {
+    if (this.dead !== null || !this.writable || height <= this.accepted) return;
+    this.accepted = height;
+    this.thread.post({ t: 'blocks', client: this.client, json: `[${json}]` });
   }
 
   async flushed(): Promise<void> {
