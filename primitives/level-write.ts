@@ -69,10 +69,8 @@ export function writeTarget(db: object): WriteTarget {
 export function writeRaw(root: LevelRoot, ops: readonly RawOp[], sync: boolean): Promise<void> {
   if (ops.length === 0) return Promise.resolve();
   for (const op of ops) {
-    // What batch() refuses (JSON.stringify gives undefined for undefined), refused before the engine.
-    if (op.type === 'put' && typeof op.value !== 'string' && !(op.value instanceof Uint8Array)) {
-      return Promise.reject(new TypeError(`level write: the value of ${String(op.key)} is neither text nor bytes`));
-    }
+    const refused = op.type === 'put' ? valueRefusal(op.key, op.value) : null;
+    if (refused !== null) return Promise.reject(refused);
   }
   const engine = root as unknown as Partial<EngineBatch>;
   if (root.status === 'open' && typeof engine._batch === 'function') return engine._batch(ops, { sync });
@@ -116,54 +114,46 @@ export interface PreparedBatch {
  * neither operation objects nor the records they were made of live on until the write (V8
  * promoted a busy block's to the old generation while they waited in an array for `writeRaw`).
  * Otherwise the operations are kept and written as `writeRaw` writes them. A `fill` that throws
- * writes nothing: its error is the write's.
+ * writes nothing: its error is the write's. A batch is written or dropped once.
  */
 export function prepareBatch(root: LevelRoot, fill: (batch: RawBatch) => void, sync: boolean): PreparedBatch {
   const chained = root as unknown as Partial<ChainedRoot>;
-  if (root.status !== 'open' || typeof chained._chainedBatch !== 'function' || typeof chained.detachResource !== 'function') {
-    const ops: RawOp[] = [];
-    try {
-      fill({ put: (key, value) => ops.push({ type: 'put', key, value }), del: (key) => ops.push({ type: 'del', key }) });
-    } catch (err) {
-      return refused(err);
-    }
-    return { write: () => writeRaw(root, ops, sync), discard: () => {} };
-  }
-  const engine = chained._chainedBatch();
+  const engine = root.status === 'open' && typeof chained._chainedBatch === 'function' && typeof chained.detachResource === 'function'
+    ? chained._chainedBatch()
+    : null;
+  const ops: RawOp[] = [];
+  let done = false;
   // abstract-level tracks a chained batch to close it with the database; this one is written or dropped here.
-  let detached = false;
-  const detach = () => {
-    if (detached) return;
-    detached = true;
-    (chained as ChainedRoot).detachResource(engine);
+  const finish = () => {
+    if (done) return;
+    done = true;
+    if (engine !== null) (chained as ChainedRoot).detachResource(engine);
   };
   try {
-    fill({
-      put: (key, value) => {
-        if (typeof value !== 'string' && !(value instanceof Uint8Array)) throw new TypeError(`level write: the value of ${String(key)} is neither text nor bytes`);
-        engine._put(key, value);
-      },
-      del: (key) => engine._del(key),
-    });
+    fill(engine === null
+      ? { put: (key, value) => ops.push({ type: 'put', key, value }), del: (key) => ops.push({ type: 'del', key }) }
+      : {
+          put: (key, value) => {
+            const refused = valueRefusal(key, value);
+            if (refused !== null) throw refused;
+            engine._put(key, value);
+          },
+          del: (key) => engine._del(key),
+        });
   } catch (err) {
-    detach();
-    return refused(err);
+    finish();
+    return { write: () => Promise.reject(err), discard: () => {} };
   }
-  let spent = false;
   return {
     write: () => {
-      if (spent || detached) return Promise.reject(new Error('invariant: a prepared batch written twice or after it was dropped'));
-      spent = true;
+      if (done) return Promise.reject(new Error('invariant: a prepared batch written twice or after it was dropped'));
+      finish();
+      if (engine === null) return writeRaw(root, ops, sync);
       // Closed since it was built: the engine's batch must not reach a closed database.
-      if (root.status !== 'open') {
-        detach();
-        return Promise.reject(Object.assign(new Error('Database is not open'), { code: 'LEVEL_DATABASE_NOT_OPEN' }));
-      }
-      const written = engine._write({ sync });
-      written.then(detach, detach);
-      return written;
+      if (root.status !== 'open') return Promise.reject(Object.assign(new Error('Database is not open'), { code: 'LEVEL_DATABASE_NOT_OPEN' }));
+      return engine._write({ sync });
     },
-    discard: detach,
+    discard: finish,
   };
 }
 
@@ -172,6 +162,7 @@ export function writeBatch(root: LevelRoot, fill: (batch: RawBatch) => void, syn
   return prepareBatch(root, fill, sync).write();
 }
 
-function refused(err: unknown): PreparedBatch {
-  return { write: () => Promise.reject(err), discard: () => {} };
+/** What batch() refuses (JSON.stringify gives undefined for undefined), refused before the engine. */
+function valueRefusal(key: string | Uint8Array, value: unknown): TypeError | null {
+  return typeof value === 'string' || value instanceof Uint8Array ? null : new TypeError(`level write: the value of ${String(key)} is neither text nor bytes`);
 }

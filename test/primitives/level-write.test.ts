@@ -31,12 +31,18 @@ function stores(db: Level<string, unknown>) {
   };
 }
 
-t.test('the same writes store the same bytes as batch()', async (t) => {
+/** Two open databases, to write the same operations into each by two paths. */
+async function openPair(t: Test): Promise<[Level<string, unknown>, Level<string, unknown>]> {
   const dir = await tempDir(t);
   const a = new Level<string, unknown>(join(dir, 'a'), { valueEncoding: 'json' });
   const b = new Level<string, unknown>(join(dir, 'b'), { valueEncoding: 'json' });
   await Promise.all([a.open(), b.open()]);
   t.teardown(() => Promise.all([a.close(), b.close()]));
+  return [a, b];
+}
+
+t.test('the same writes store the same bytes as batch()', async (t) => {
+  const [a, b] = await openPair(t);
   const sa = stores(a);
   const sb = stores(b);
   const record = { rlp: '0xf8ab', senders: ['0x' + 'ab'.repeat(20)], receipts: [{ status: 1, logs: [] }], note: 'é ü 漢 \u{1F600}' };
@@ -103,11 +109,7 @@ t.test('before open the write waits for it; after close it is refused as batch()
 });
 
 t.test('writeBatch stores what writeRaw stores, and leaves no batch attached to the database', async (t) => {
-  const dir = await tempDir(t);
-  const a = new Level<string, unknown>(join(dir, 'a'), { valueEncoding: 'json' });
-  const b = new Level<string, unknown>(join(dir, 'b'), { valueEncoding: 'json' });
-  await Promise.all([a.open(), b.open()]);
-  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const [a, b] = await openPair(t);
   const prefix = sublevelPrefix(stores(a).json);
   const bytesPrefix = new TextEncoder().encode(sublevelPrefix(stores(a).bytes));
   // A buffer written again after each put: the engine must have copied the put's view.
@@ -165,8 +167,13 @@ t.test('writeBatch before open waits for it; after close it is refused as batch(
   const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
   const prefix = sublevelPrefix(stores(db).json);
   t.equal(db.status, 'opening');
+  // Built while opening (operations kept for the public batch()): dropped, it writes nothing.
+  const dropped = prepareBatch(db as never, (batch) => batch.put(`${prefix}z`, '0'), false);
+  dropped.discard();
+  await t.rejects(dropped.write(), /dropped/);
   await writeBatch(db as never, (batch) => batch.put(`${prefix}x`, '[1,2]'), false);
   t.same(await stores(db).json.get('x'), [1, 2]);
+  t.equal(await stores(db).json.get('z'), undefined);
   await db.close();
   await t.rejects(writeBatch(db as never, (batch) => batch.put(`${prefix}y`, '3'), false), { code: 'LEVEL_DATABASE_NOT_OPEN' });
 });
