@@ -185,9 +185,14 @@ export function submitLimit(ctx: TxContext, acct: Account, m: Market, spec: Limi
       if (reshare) recomputeOrderMargins(ctx.state, acct, m);
       else if (resting !== null) reserveNewest(ctx.state, acct, m, resting);
     } else {
+      // Orders whose size changed: makers partly filled (still resting) and the rest of this one.
       const owners = new Set<string>([acct.address]);
-      for (const f of fills) owners.add(f.maker.owner);
-      for (const owner of [...owners].sort()) afterPositionChange(ctx, m, owner);
+      const resized: BookOrder[] = resting === null ? [] : [resting];
+      for (const f of fills) {
+        owners.add(f.maker.owner);
+        if (f.maker.ownerList !== null) resized.push(f.maker);
+      }
+      for (const owner of [...owners].sort()) afterPositionChange(ctx, m, owner, resized);
     }
   }
   if (filledLots === 0 && resting === null) {

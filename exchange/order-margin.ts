@@ -4,7 +4,7 @@
 // position or the owner's orders in the market change.
 import { closableLots, initialMargin, initialMarginNum, type Account } from './account.ts';
 import { availableMargin, freeMarginCovers } from './margin.ts';
-import type { BookOrder, OwnerOrders } from './engine/book-order.ts';
+import { setClosing, type BookOrder, type OwnerOrders } from './engine/book-order.ts';
 import type { PerpMarket } from './markets.ts';
 import { notionalNum, type ExchangeState } from './state.ts';
 
@@ -53,14 +53,14 @@ function openingLots(acct: Account, m: PerpMarket, isBuy: boolean, lots: number,
  */
 export function reserveNewest(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrder): void {
   if (o.reduceOnly) {
-    o.closing = 0;
+    setClosing(o, 0);
     acct.setMarginUnits(o, 0);
     return;
   }
   const list = o.ownerList; // it rests: its owner's list, without a lookup
   const others = (list === null ? m.engine.ownerLots(acct.address, o.isBuy) : o.isBuy ? list.buyLots : list.sellLots) - o.sz;
   const capacity = Math.max(0, closableLots(acct, m.asset, o.isBuy) - others);
-  o.closing = Math.min(o.sz, capacity);
+  setClosing(o, Math.min(o.sz, capacity));
   reserve(state, acct, m, o, o.sz - o.closing, state.leverage(acct, m));
 }
 
@@ -91,32 +91,31 @@ function reserve(state: ExchangeState, acct: Account, m: PerpMarket, o: BookOrde
   if (units !== o.marginUnits) acct.setMarginUnits(o, units);
 }
 
-const bySeq = (a: BookOrder, b: BookOrder): number => a.seq - b.seq;
-
 /**
- * Brings the owner's reserves in the market back to the rule after its position or its orders'
- * sizes changed (fills), leverage unchanged. The rule's allocation on a side is a prefix in queue
- * order closing all its lots, then at most one order closing part of them, then none; sizes that
- * shrank and capacity that grew or shrank keep that shape when the freed lots go to the oldest
- * orders still opening lots and the missing ones come back from the newest orders closing some.
- * So one walk (clamp, total, reserves of changed sizes) and a `moveCapacity` per side, instead
- * of sorting and recomputing every reserve.
+ * Brings the owner's reserves in the market back to the rule after its position or some of its
+ * orders' sizes changed (fills), leverage unchanged. `resized` holds every order of the owner whose
+ * size changed or that came to rest without a reserve since the rule last held (other owners'
+ * orders and orders no longer resting are skipped): a partly filled maker may close more lots than
+ * it has left, and a changed size changes the reserve. The rule's allocation on a side is a prefix
+ * in queue order closing all its lots, then at most one order closing part of them, then none;
+ * sizes that shrank and capacity that grew or shrank keep that shape when the freed lots go to the
+ * oldest orders still opening lots and the missing ones come back from the newest orders closing
+ * some. So the resized orders and a `moveCapacity` per side (the list's closing totals say how
+ * much), not a walk over every order: a maker with hundreds of resting orders pays for the ones
+ * that changed.
  */
-export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket): void {
+export function settleOrderMargins(state: ExchangeState, acct: Account, m: PerpMarket, resized: readonly BookOrder[]): void {
   const list = m.engine.ownerList(acct.address);
   if (list === undefined) return;
   const lev = state.leverage(acct, m);
-  let buyClosing = 0;
-  let sellClosing = 0;
-  for (let o = list.head; o !== null; o = o.ownerNext) {
-    if (o.reduceOnly) continue;
-    if (o.closing > o.sz) o.closing = o.sz; // a maker that partly filled
-    if (o.isBuy) buyClosing += o.closing;
-    else sellClosing += o.closing;
-    reserve(state, acct, m, o, o.sz - o.closing, lev); // its size may have changed
+  for (let i = 0; i < resized.length; i++) {
+    const o = resized[i] as BookOrder;
+    if (o.ownerList !== list || o.reduceOnly) continue;
+    if (o.closing > o.sz) setClosing(o, o.sz); // a maker that partly filled
+    reserve(state, acct, m, o, o.sz - o.closing, lev);
   }
-  moveCapacity(state, acct, m, true, plainCapacity(acct, m, list, true) - buyClosing);
-  moveCapacity(state, acct, m, false, plainCapacity(acct, m, list, false) - sellClosing);
+  moveCapacity(state, acct, m, true, plainCapacity(acct, m, list, true) - list.buyClosing);
+  moveCapacity(state, acct, m, false, plainCapacity(acct, m, list, false) - list.sellClosing);
 }
 
 /** The position's closing capacity on a side that reduce-only orders leave to plain ones. */
@@ -124,44 +123,53 @@ function plainCapacity(acct: Account, m: PerpMarket, list: OwnerOrders, isBuy: b
   return Math.max(0, closableLots(acct, m.asset, isBuy) - (isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots));
 }
 
-/**
- * The owner's plain orders on one side that `pick` selects, in queue order when there are several:
- * one walk, and a sort only when a change spreads over more than one order.
- */
+/** The owner's plain orders on one side that `pick` selects, in queue order. */
 function sideOrders(m: PerpMarket, owner: string, isBuy: boolean, pick: (o: BookOrder) => boolean): BookOrder[] {
   const out: BookOrder[] = [];
-  for (let x = m.engine.ownerHead(owner); x !== null; x = x.ownerNext) if (x.isBuy === isBuy && !x.reduceOnly && pick(x)) out.push(x);
-  if (out.length > 1) out.sort(bySeq);
+  for (let x = m.engine.ownerList(owner)?.tail ?? null; x !== null; x = x.ownerPrev) if (x.isBuy === isBuy && !x.reduceOnly && pick(x)) out.push(x);
   return out;
 }
 
-const opensLots = (o: BookOrder): boolean => o.closing < o.sz;
 const closesLots = (o: BookOrder): boolean => o.closing > 0;
-
-/** Lots `o` can still take (`give`) or give back of the closing capacity. */
-const roomOf = (o: BookOrder, give: boolean): number => (give ? o.sz - o.closing : o.closing);
 
 /**
  * Moves `lots` of closing capacity on a side: given (> 0) to the owner's plain orders that still
  * open lots, oldest first, or taken back (< 0) from those closing some, newest first: the
- * queue-order rule refilled from where it stops, the orders before untouched. Usually one order
- * takes it all (one walk); a change that spreads over several sorts that side's orders once.
+ * queue-order rule refilled from where it stops, the orders before untouched. The owner's list is
+ * in queue order, so giving walks from its oldest end until the lots are placed, and taking walks
+ * from there only as far as the side's closing total reaches (the newest order closing any), then
+ * back: both stop near the oldest orders, where the capacity sits, however many orders rest.
  */
 export function moveCapacity(state: ExchangeState, acct: Account, m: PerpMarket, isBuy: boolean, lots: number): void {
   if (lots === 0) return;
-  const give = lots > 0;
-  let left = Math.abs(lots);
-  let first: BookOrder | null = null;
-  for (let x = m.engine.ownerHead(acct.address); x !== null; x = x.ownerNext) {
-    if (x.isBuy === isBuy && !x.reduceOnly && roomOf(x, give) > 0 && (first === null || (give ? x.seq < first.seq : x.seq > first.seq))) first = x;
-  }
-  if (first === null) return;
-  const orders = roomOf(first, give) >= left ? [first] : sideOrders(m, acct.address, isBuy, give ? opensLots : closesLots);
+  const list = m.engine.ownerList(acct.address);
+  if (list === undefined) return;
   const lev = state.leverage(acct, m);
-  for (let k = 0; k < orders.length && left > 0; k++) {
-    const o = orders[give ? k : orders.length - 1 - k] as BookOrder;
-    const moved = Math.min(left, roomOf(o, give));
-    o.closing += give ? moved : -moved;
+  if (lots > 0) {
+    let left = lots;
+    for (let o = list.tail; o !== null && left > 0; o = o.ownerPrev) {
+      if (o.isBuy !== isBuy || o.reduceOnly || o.closing >= o.sz) continue;
+      const moved = Math.min(left, o.sz - o.closing);
+      setClosing(o, o.closing + moved);
+      left -= moved;
+      reserve(state, acct, m, o, o.sz - o.closing, lev);
+    }
+    return;
+  }
+  // The newest order of the side closing any lots: past it, the side's orders close none.
+  const total = isBuy ? list.buyClosing : list.sellClosing;
+  let newest: BookOrder | null = null;
+  let seen = 0;
+  for (let o = list.tail; o !== null && seen < total; o = o.ownerPrev) {
+    if (o.isBuy !== isBuy || o.closing <= 0) continue;
+    seen += o.closing;
+    newest = o;
+  }
+  let left = -lots;
+  for (let o = newest; o !== null && left > 0; o = o.ownerNext) {
+    if (o.isBuy !== isBuy || o.reduceOnly || o.closing <= 0) continue;
+    const moved = Math.min(left, o.closing);
+    setClosing(o, o.closing - moved);
     left -= moved;
     reserve(state, acct, m, o, o.sz - o.closing, lev);
   }
@@ -199,27 +207,27 @@ export function recomputeOrderMargins(state: ExchangeState, acct: Account, m: Pe
   const lev = state.leverage(acct, m);
   const buys: BookOrder[] = [];
   const sells: BookOrder[] = [];
-  for (let o = m.engine.ownerHead(acct.address); o !== null; o = o.ownerNext) (o.isBuy ? buys : sells).push(o);
+  // Oldest first: the owner's list is in queue order from its tail.
+  for (let o = m.engine.ownerList(acct.address)?.tail ?? null; o !== null; o = o.ownerPrev) (o.isBuy ? buys : sells).push(o);
   for (const orders of [buys, sells]) {
     if (orders.length === 0) continue;
     let capacity = closableLots(acct, m.asset, orders === buys);
     if (capacity === 0) {
       // Nothing to close on this side: every order opens all its lots.
       for (const o of orders) {
-        o.closing = 0;
+        setClosing(o, 0);
         if (margins) reserve(state, acct, m, o, o.reduceOnly ? 0 : o.sz, lev);
       }
       continue;
     }
-    orders.sort(bySeq); // the owner's list is newest first, so mostly one descending run
     for (const o of orders) if (o.reduceOnly) capacity -= o.sz;
     for (const o of orders) {
       if (o.reduceOnly) {
-        o.closing = 0;
+        setClosing(o, 0);
         if (margins) reserve(state, acct, m, o, 0, lev);
         continue;
       }
-      o.closing = Math.min(o.sz, Math.max(0, capacity));
+      setClosing(o, Math.min(o.sz, Math.max(0, capacity)));
       capacity -= o.closing;
       if (margins) reserve(state, acct, m, o, o.sz - o.closing, lev);
     }

@@ -2,11 +2,13 @@
 // more than the position they close, position TP/SL orders go with their position, and the
 // margin of resting orders follows the new position.
 import { closableLots } from './account.ts';
+import type { BookOrder } from './engine/book-order.ts';
 import type { PerpMarket } from './markets.ts';
 import { accountOf, emitTrigger, orderLeft, type TxContext } from './order-context.ts';
 import { settleOrderMargins } from './order-margin.ts';
 
-export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string): void {
+/** `resized`: orders whose size changed or that rested without a reserve (see `settleOrderMargins`). */
+export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string, resized: readonly BookOrder[] = NO_ORDERS): void {
   const acct = accountOf(ctx.state, owner);
   for (const isBuy of [true, false]) {
     let room = closableLots(acct, m.asset, isBuy);
@@ -33,5 +35,7 @@ export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string
       emitTrigger(ctx, m, t, 'canceled');
     }
   }
-  settleOrderMargins(ctx.state, acct, m);
+  settleOrderMargins(ctx.state, acct, m, resized);
 }
+
+const NO_ORDERS: readonly BookOrder[] = [];

@@ -8,14 +8,32 @@ export const TIF_ALO = 2;
 export type TifCode = typeof TIF_GTC | typeof TIF_IOC | typeof TIF_ALO;
 export const TIF_NAMES = ['Gtc', 'Ioc', 'Alo'] as const;
 
-/** One owner's open orders in a market, with per-side lot totals kept in step (O(1) margin checks). */
+/**
+ * One owner's open orders in a market, in queue priority (`seq`): newest at `head`, oldest at
+ * `tail`. Per-side totals are kept in step (O(1) margin checks): lots, reduce-only lots, and the
+ * `closing` lots of the orders in the list (the engine adds and removes an order's `closing` as
+ * it rests and leaves; the exchange layer changes it on a resting order through `setClosing`).
+ */
 export interface OwnerOrders {
   head: BookOrder | null;
+  tail: BookOrder | null;
   count: number;
   buyLots: number;
   sellLots: number;
   buyReduceOnlyLots: number;
   sellReduceOnlyLots: number;
+  buyClosing: number;
+  sellClosing: number;
+}
+
+/** Sets the lots `o` closes, keeping its owner's list's total when it rests. */
+export function setClosing(o: BookOrder, lots: number): void {
+  const list = o.ownerList;
+  if (list !== null) {
+    if (o.isBuy) list.buyClosing += lots - o.closing;
+    else list.sellClosing += lots - o.closing;
+  }
+  o.closing = lots;
 }
 
 /**

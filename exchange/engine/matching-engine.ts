@@ -64,6 +64,29 @@ function addOwnerLots(list: OwnerOrders, o: BookOrder, lots: number): void {
   }
 }
 
+/**
+ * Links `o` into its owner's list in queue order (`seq` descending from the head). A fresh order
+ * has the largest `seq` and goes to the head; one that keeps an older priority (a restore, a
+ * modify that only improved its price) is walked to its place, from whichever end is nearer.
+ */
+function linkBySeq(list: OwnerOrders, o: BookOrder): void {
+  let newer: BookOrder | null = null; // the order just ahead of `o` toward the head
+  if (list.head !== null && list.head.seq > o.seq) {
+    const tail = list.tail as BookOrder;
+    if (tail.seq > o.seq) newer = tail;
+    else {
+      newer = list.head;
+      while ((newer.ownerNext as BookOrder).seq > o.seq) newer = newer.ownerNext as BookOrder;
+    }
+  }
+  o.ownerPrev = newer;
+  o.ownerNext = newer === null ? list.head : newer.ownerNext;
+  if (newer === null) list.head = o;
+  else newer.ownerNext = o;
+  if (o.ownerNext === null) list.tail = o;
+  else o.ownerNext.ownerPrev = o;
+}
+
 /** True when a price in units has at most 5 significant figures or is a whole number. */
 export function validSigFigs(px: number, pxScale: number): boolean {
   if (px % pxScale === 0) return true;
@@ -117,7 +140,7 @@ export class MatchingEngine {
     return this.owners.get(owner)?.count ?? 0;
   }
 
-  /** The owner's open orders, newest first. */
+  /** The owner's open orders in queue priority, newest first. */
   *ownerOrders(owner: Address): Generator<BookOrder> {
     for (let o = this.owners.get(owner)?.head ?? null; o !== null; o = o.ownerNext) yield o;
   }
@@ -133,7 +156,7 @@ export class MatchingEngine {
     return list === undefined ? 0 : isBuy ? list.buyReduceOnlyLots : list.sellReduceOnlyLots;
   }
 
-  /** The newest of the owner's open orders; follow `ownerNext` for the rest (hot paths). */
+  /** The newest of the owner's open orders; follow `ownerNext` for the rest, older (hot paths). */
   ownerHead(owner: Address): BookOrder | null {
     return this.owners.get(owner)?.head ?? null;
   }
@@ -258,13 +281,15 @@ export class MatchingEngine {
     (o.isBuy ? this.bids : this.asks).add(o);
     this.orders.set(o.oid, o);
     let list = known ?? this.owners.get(o.owner);
-    if (list === undefined) this.owners.set(o.owner, (list = { head: null, count: 0, buyLots: 0, sellLots: 0, buyReduceOnlyLots: 0, sellReduceOnlyLots: 0 }));
-    o.ownerPrev = null;
-    o.ownerNext = list.head;
-    if (list.head !== null) list.head.ownerPrev = o;
-    list.head = o;
+    if (list === undefined) {
+      list = { head: null, tail: null, count: 0, buyLots: 0, sellLots: 0, buyReduceOnlyLots: 0, sellReduceOnlyLots: 0, buyClosing: 0, sellClosing: 0 };
+      this.owners.set(o.owner, list);
+    }
+    linkBySeq(list, o);
     list.count += 1;
     addOwnerLots(list, o, o.sz);
+    if (o.isBuy) list.buyClosing += o.closing;
+    else list.sellClosing += o.closing;
     o.ownerList = list;
     if (o.cloid !== null) this.cloids.set(`${o.owner}:${o.cloid}`, o);
   }
@@ -276,9 +301,12 @@ export class MatchingEngine {
     const list = o.ownerList as OwnerOrders;
     o.ownerList = null;
     addOwnerLots(list, o, -o.sz);
+    if (o.isBuy) list.buyClosing -= o.closing;
+    else list.sellClosing -= o.closing;
     if (o.ownerPrev === null) list.head = o.ownerNext;
     else o.ownerPrev.ownerNext = o.ownerNext;
-    if (o.ownerNext !== null) o.ownerNext.ownerPrev = o.ownerPrev;
+    if (o.ownerNext === null) list.tail = o.ownerPrev;
+    else o.ownerNext.ownerPrev = o.ownerPrev;
     o.ownerPrev = o.ownerNext = null;
     if (--list.count === 0) this.owners.delete(o.owner);
     if (o.cloid !== null) this.cloids.delete(`${o.owner}:${o.cloid}`);

@@ -1,5 +1,6 @@
 // Drives the exchange state machine directly, block by block, with already-authenticated txs.
-import { Exchange, type ExchangeTx, type TxOutcome } from '../../exchange/index.ts';
+import { Exchange, type BookOrder, type ExchangeTx, type TxOutcome } from '../../exchange/index.ts';
+import type { Address } from '../../primitives/index.ts';
 import { DEVNET_BACKSTOP, devnetGenesis, loadGenesis, type GenesisFile } from '../../genesis/index.ts';
 
 export const USERS = loadGenesis(devnetGenesis()).balances.map((b) => b.address).filter((a) => a !== DEVNET_BACKSTOP);
@@ -147,6 +148,18 @@ export function bookInvariants(ex: Exchange): string | null {
     for (const [owner, n] of byOwner) {
       const listed = [...m.engine.ownerOrders(owner)];
       if (listed.length !== n || m.engine.openCount(owner) !== n) return `${m.name}: ${owner} has ${n} orders, its list ${listed.length}, its count ${m.engine.openCount(owner)}`;
+      // The list is in queue order, newest first, linked both ways, with its closing totals.
+      const list = m.engine.ownerList(owner as Address);
+      if (list === undefined || list.tail !== listed[n - 1] || list.head !== listed[0]) return `${m.name}: ${owner}'s list ends are wrong`;
+      for (let i = 0; i < n; i++) {
+        const o = listed[i] as BookOrder;
+        if (o.ownerPrev !== (listed[i - 1] ?? null) || o.ownerList !== list) return `${m.name}: ${owner}'s list links wrong at ${o.oid}`;
+        if (i > 0 && o.seq >= (listed[i - 1] as BookOrder).seq) return `${m.name}: ${owner}'s list out of queue order at ${o.oid}`;
+      }
+      for (const isBuy of [true, false]) {
+        const closing = listed.filter((o) => o.isBuy === isBuy).reduce((t, o) => t + o.closing, 0);
+        if ((isBuy ? list.buyClosing : list.sellClosing) !== closing) return `${m.name}: ${owner} ${isBuy ? 'buy' : 'sell'} closing total ${isBuy ? list.buyClosing : list.sellClosing} != ${closing}`;
+      }
       for (const isBuy of [true, false]) {
         const lots = listed.filter((o) => o.isBuy === isBuy).reduce((t, o) => t + o.sz, 0);
         const ro = listed.filter((o) => o.isBuy === isBuy && o.reduceOnly).reduce((t, o) => t + o.sz, 0);
