@@ -104,6 +104,28 @@ const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 const isPow10Index = (decimals: number): boolean => Number.isInteger(decimals) && decimals >= 0 && decimals < POW10.length;
 const ZEROS = Array.from({ length: 16 }, (_, i) => '0'.repeat(i));
 
+/** Texts `formatSafe` made lately, by decimals then value: bounded, emptied when full. */
+const recentTexts: (Map<number, string> | undefined)[] = [];
+const RECENT_TEXTS = 4096;
+
+/**
+ * `formatSafe` through `recentTexts`. Prices, sizes and positions repeat: a block's fill records
+ * and order views then share one string each instead of making their own, which lived as long as
+ * the block's events (past its write) and so were promoted by V8, a tenth of what a busy block
+ * promoted (docs/performance.md).
+ */
+function formatSafeShared(value: number, decimals: number): string {
+  let texts = recentTexts[decimals];
+  if (texts === undefined) recentTexts[decimals] = texts = new Map();
+  let s = texts.get(value);
+  if (s === undefined) {
+    s = formatSafe(value, decimals);
+    if (texts.size >= RECENT_TEXTS) texts.clear();
+    texts.set(value, s);
+  }
+  return s;
+}
+
 /**
  * `formatScaled` of a safe integer: whole and fraction parts by exact integer division, each
  * converted once (V8 caches the strings of recent numbers, and prices and sizes repeat).
@@ -134,11 +156,11 @@ export function formatScaled(value: bigint | number, decimals: number): string {
   let s: string;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${value}`);
-    if (isPow10Index(decimals)) return formatSafe(value, decimals);
+    if (isPow10Index(decimals)) return formatSafeShared(value, decimals);
     negative = value < 0;
     s = String(negative ? -value : value);
   } else if (value <= MAX_SAFE_BIG && value >= -MAX_SAFE_BIG && isPow10Index(decimals)) {
-    return formatSafe(Number(value), decimals); // a bigint's toString allocates more than the number's
+    return formatSafeShared(Number(value), decimals); // a bigint's toString allocates more than the number's
   } else {
     negative = value < 0n;
     s = (negative ? -value : value).toString();
