@@ -458,10 +458,16 @@ export class WsServer {
     const fundings = new Map<string, unknown[]>();
     const notices = new Map<string, string[]>();
     const makers = new Map<number, string>();
+    // Only what a stream subscribed now will send: user events of users with a user stream, and
+    // trades while some connection (of either dialect) has a trades stream. The rest would be
+    // gathered, held until the next public publish, and dropped.
+    const byUser = this.byUser;
+    const trades = this.hasTradesStream() || this.hyperliquid.hasTradesStream();
     for (const e of b.events) {
       if (e.kind === 'fill') {
         p.touchedCoins.add(e.fill.coin);
-        (fills.get(e.user) ?? fills.set(e.user, []).get(e.user)!).push(e.fill);
+        if (byUser.has(e.user)) (fills.get(e.user) ?? fills.set(e.user, []).get(e.user)!).push(e.fill);
+        if (!trades) continue;
         if (!e.fill.crossed) makers.set(e.fill.tid, e.user);
         else {
           const maker = makers.get(e.fill.tid) ?? '';
@@ -471,10 +477,10 @@ export class WsServer {
         }
       } else if (e.kind === 'order') {
         p.touchedCoins.add(e.order.coin);
-        (orders.get(e.user) ?? orders.set(e.user, []).get(e.user)!).push({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
+        if (byUser.has(e.user)) (orders.get(e.user) ?? orders.set(e.user, []).get(e.user)!).push({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
       } else if (e.kind === 'funding') {
-        (fundings.get(e.user) ?? fundings.set(e.user, []).get(e.user)!).push(e.funding);
-      } else if (e.kind === 'liquidation') {
+        if (byUser.has(e.user)) (fundings.get(e.user) ?? fundings.set(e.user, []).get(e.user)!).push(e.funding);
+      } else if (e.kind === 'liquidation' && byUser.has(e.user)) {
         const l = e.liquidation;
         const text = `Liquidated: ${l.liquidatedPositions.map((x) => `${x.szi} ${x.coin}`).join(', ')} (account value ${l.accountValue} below maintenance ${l.maintenanceMargin})`;
         (notices.get(e.user) ?? notices.set(e.user, []).get(e.user)!).push(text);
@@ -511,6 +517,12 @@ export class WsServer {
   }
 
   /** Publishes the public streams gathered since the last time, each topic's message serialized once. */
+  /** Whether a connection has a trades stream (its messages are gathered only then). */
+  private hasTradesStream(): boolean {
+    for (const sub of this.topics.values()) if (sub.type === 'trades') return true;
+    return false;
+  }
+
   private publishPublic(): void {
     if (this.publishTimer !== null) clearTimeout(this.publishTimer);
     this.publishTimer = null;
