@@ -221,7 +221,7 @@ export class BftEngine implements ConsensusEngine, ReplicaHost {
       .slice(0, EVIDENCE_PER_BLOCK);
     const header: BlockHeader = {
       chainId: this.opts.chainId, height, time: Math.max(this.opts.now(), head.time + 1), parentHash: head.hash,
-      txRoot: txRoot(txs), appHash: head.appHash, proposer: (this.opts.guard as SignGuard).publicKey,
+      txRoot: txRoot(txs, (tx) => this.app.txLeaf?.(tx)), appHash: head.appHash, proposer: (this.opts.guard as SignGuard).publicKey,
       ...(evidence.length > 0 ? { evidenceHash: evidenceHash(evidence) } : {}),
     };
     return { header, txs, ...(evidence.length > 0 ? { evidence } : {}) };

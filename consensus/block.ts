@@ -58,10 +58,18 @@ export function txHash(tx: Uint8Array): string {
 const LEAF = Uint8Array.of(0);
 const NODE = Uint8Array.of(1);
 
-/** Binary Merkle root with domain-separated leaves and nodes; an odd node is promoted. */
-export function txRoot(txs: readonly Uint8Array[]): string {
+/** A transaction's leaf in `txRoot`: Keccak-256 of 0x00 and its bytes. */
+export function txLeaf(tx: Uint8Array): Uint8Array {
+  return keccak256Parts([LEAF, tx]);
+}
+
+/**
+ * Binary Merkle root with domain-separated leaves and nodes; an odd node is promoted. `leafOf`
+ * gives the leaves already computed (`txLeaf` of the same bytes, undefined when not known).
+ */
+export function txRoot(txs: readonly Uint8Array[], leafOf?: (tx: Uint8Array) => Uint8Array | undefined): string {
   if (txs.length === 0) return bytesToHex(keccak256(new Uint8Array(0)));
-  let level = txs.map((tx) => keccak256Parts([LEAF, tx]));
+  let level = txs.map((tx) => leafOf?.(tx) ?? txLeaf(tx));
   while (level.length > 1) {
     const next: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) {

@@ -20,6 +20,12 @@ export interface ConsensusApp {
   /** Pending transactions in admission order, at most `maxTxs` and `maxBytes`, removed from the pool. */
   reapTxs(maxTxs: number, maxBytes: number): Uint8Array[];
   pendingTxs(): number;
+  /**
+   * A pending transaction's `txLeaf` when the application computed it already (its signer
+   * workers hash each transaction as they recover its signer), so proposing does not hash its
+   * bytes again; undefined when not known.
+   */
+  txLeaf?(tx: Uint8Array): Uint8Array | undefined;
   /** Executes and durably stores a decided block; resolves when it is on disk. */
   commitBlock(block: Block, commit: Commit): Promise<void>;
   /**

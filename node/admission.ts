@@ -56,7 +56,7 @@ export async function admit(d: AdmissionDeps, req: ExchangeRequest, guess?: Sign
 interface Recovered {
   readonly seen: string[];
   readonly signer: string | null;
-  readonly tx: { bytes: Uint8Array; hash: string } | undefined;
+  readonly tx: { bytes: Uint8Array; hash: string; leaf?: Uint8Array } | undefined;
   /** Candidates by binding from the encoded bytes, for execution (undefined when not recovered that way). */
   readonly recovered: RecoveredSigners | undefined;
 }
@@ -76,7 +76,7 @@ async function recoverKnownSigner(d: AdmissionDeps, req: ExchangeRequest, guess:
   const byBinding: (string | null)[] = [];
   const bindings = allowedBindings(d.auth);
   let signer: string | null = null;
-  let tx: { bytes: Uint8Array; hash: string } | undefined;
+  let tx: { bytes: Uint8Array; hash: string; leaf?: Uint8Array } | undefined;
   for (const binding of bindings) {
     let address: string | null;
     if (binding === 'action') ({ address, tx } = await d.recovery.recoverAndEncode(req, guess));
@@ -115,7 +115,10 @@ function enter(d: AdmissionDeps, req: ExchangeRequest, r: Recovered): Promise<Su
   if (gated !== null) return { kind: 'rejected', error: gated };
   if (d.mempool.full()) return { kind: 'unavailable', message: 'Mempool full, retry shortly' };
   const bytes = tx?.bytes ?? encodeRequest(req);
-  const pending = d.mempool.add({ bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req, ...(r.recovered === undefined ? {} : { recovered: r.recovered }) });
+  const pending = d.mempool.add({
+    bytes, hash: tx?.hash ?? txHash(bytes), signer, nonce: req.nonce, req,
+    ...(r.recovered === undefined ? {} : { recovered: r.recovered }), ...(tx?.leaf === undefined ? {} : { leaf: tx.leaf }),
+  });
   // The action binding's address, which a peer's admission recovers first: its hint (not for the
   // dialect, whose addresses are recovered under each chain).
   const first = req.dialect === undefined ? r.recovered?.addresses[0] : undefined;

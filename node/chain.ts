@@ -90,6 +90,8 @@ export class Chain implements BftApp {
   private writing: Promise<void> = Promise.resolve();
   /** Each transaction reaped from the mempool (hash, signer, what admission parsed or decoded), keyed by its bytes object. */
   private readonly reaped = new WeakMap<Uint8Array, PendingTx>();
+  /** The leaves of transactions this node proposed (BFT), keyed by their bytes object. */
+  private readonly proposedLeaves = new WeakMap<Uint8Array, Uint8Array>();
   /** Keys of committed equivocation evidence (loaded by `loadEvidenceIndex`). */
   private readonly evidence = new Set<string>();
   /**
@@ -168,7 +170,14 @@ export class Chain implements BftApp {
   }
 
   proposalTxs(maxTxs: number, maxBytes: number): Uint8Array[] {
-    return this.mempool.peek(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => p.bytes);
+    return this.mempool.peek(maxTxs, maxBytes, this.evm.genesis.gasLimit).map((p) => {
+      if (p.leaf !== undefined) this.proposedLeaves.set(p.bytes, p.leaf);
+      return p.bytes;
+    });
+  }
+
+  txLeaf(tx: Uint8Array): Uint8Array | undefined {
+    return this.reaped.get(tx)?.leaf ?? this.proposedLeaves.get(tx);
   }
 
   async storedBlock(height: number): Promise<{ block: Block; commit: Commit } | undefined> {

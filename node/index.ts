@@ -11,7 +11,7 @@ export type { BridgeChainConfig } from './bridge/relayer.ts';
 export { BRIDGE_ABI } from './bridge/abi-text.ts';
 export type { CommittedBlockEvent } from './event-bus.ts';
 export { WorkerPoolRecovery, BackgroundPoolRecovery, InlineRecovery, type SignerGuess, type SignerRecovery } from './signer-pool.ts';
-export { runJobs, type RecoveryJob } from './signer-worker.ts';
+export { runJobs, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
 export { isPackable, packJobs, packOuts, unpackJobs, unpackOuts, type PackableJob } from './signer-wire.ts';
 export { THREAD_BUNDLE_CACHE, buildThreadBundle, currentBundle, threadEntry } from './thread-bundle.js';
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';

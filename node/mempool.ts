@@ -19,6 +19,8 @@ export interface PendingTx {
   readonly nonce: number | null;
   /** An EVM transaction's gas limit; absent for the others. */
   readonly gas?: bigint;
+  /** Its `txLeaf` when admission's signer worker computed it (the proposer's transaction root takes it). */
+  readonly leaf?: Uint8Array;
   /**
    * A user action's signer candidates as admission recovered them from these bytes: the address
    * under each allowed binding in order (null: none), as far as admission went (it stops at a

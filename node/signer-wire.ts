@@ -7,8 +7,8 @@
 // Layout, little-endian. Jobs: u32 count, then per job: u8 flags (1 vault, 2 hint), f64 nonce,
 // f64 v, then the canonical action text's bytes and the strings r, s, [vault], [hint], each u32
 // length + UTF-8 bytes.
-// Answers: u32 count, then per answer: u8 flags (1 address, 2 transaction), [address: u32 length +
-// ASCII], [u32 length + transaction bytes, u32 length + ASCII hash].
+// Answers: u32 count, then per answer: u8 flags (1 address, 2 transaction, 4 its leaf), [address:
+// u32 length + ASCII], [u32 length + transaction bytes, u32 length + ASCII hash, [u32 length + leaf]].
 import type { RecoveryJob, RecoveryOut } from './signer-worker.ts';
 
 /** A job of the packed kind, as the pool builds it. */
@@ -171,16 +171,17 @@ export function unpackJobs(bytes: Uint8Array): PackableJob[] {
 
 export function packOuts(outs: readonly RecoveryOut[]): Uint8Array {
   let size = 4;
-  for (const o of outs) size += 1 + (o.address === null ? 0 : room(o.address)) + (o.tx === undefined ? 0 : 4 + o.tx.bytes.length + room(o.tx.hash));
+  for (const o of outs) size += 1 + (o.address === null ? 0 : room(o.address)) + (o.tx === undefined ? 0 : 4 + o.tx.bytes.length + room(o.tx.hash) + (o.tx.leaf === undefined ? 0 : 4 + o.tx.leaf.length));
   const w = new Writer(size);
   w.u32(outs.length);
   for (const o of outs) {
     if (o.candidates !== undefined) throw new Error('invariant: a packed job answered with candidates');
-    w.u8((o.address === null ? 0 : 1) | (o.tx === undefined ? 0 : 2));
+    w.u8((o.address === null ? 0 : 1) | (o.tx === undefined ? 0 : 2) | (o.tx?.leaf === undefined ? 0 : 4));
     if (o.address !== null) w.text(o.address);
     if (o.tx !== undefined) {
       w.raw(o.tx.bytes);
       w.text(o.tx.hash);
+      if (o.tx.leaf !== undefined) w.raw(o.tx.leaf);
     }
   }
   return w.bytes.subarray(0, w.pos);
@@ -197,7 +198,8 @@ export function unpackOuts(bytes: Uint8Array): RecoveryOut[] {
       continue;
     }
     const txBytes = r.raw();
-    outs[i] = { address, tx: { bytes: txBytes, hash: r.text() } };
+    const hash = r.text();
+    outs[i] = { address, tx: (flags & 4) !== 0 ? { bytes: txBytes, hash, leaf: r.raw() } : { bytes: txBytes, hash } };
   }
   return outs;
 }

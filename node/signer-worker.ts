@@ -6,7 +6,7 @@
 // batch addon is built (runJobs). EVM signatures come packed and recover their keys and addresses
 // (evm-signature.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { txHash } from '../consensus/index.ts';
+import { txHash, txLeaf } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
 import { canonicalize, count, currentThreadId, keccak256, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
@@ -46,7 +46,8 @@ export interface RecoveryOut {
   /** The recovered address, or null. */
   readonly address: string | null;
   /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
-  readonly tx?: { readonly bytes: Uint8Array; readonly hash: string };
+  /** `leaf`: its `txLeaf` (the block's transaction root takes it without hashing the bytes again). */
+  readonly tx?: { readonly bytes: Uint8Array; readonly hash: string; readonly leaf?: Uint8Array };
   /** For a `tx` job: the distinct addresses under the allowed bindings, in binding order. */
   readonly candidates?: string[];
 }
@@ -96,7 +97,7 @@ function plan(auth: AuthConfig, j: RecoveryJob): Plan {
   // (canonical JSON reads back to the same text), so the address recovered here is the one a
   // block's transaction recovers at execution: execution takes it as the first candidate.
   const bytes = encodeRequest(j.req, canonical);
-  const tx = { bytes, hash: txHash(bytes) };
+  const tx = { bytes, hash: txHash(bytes), leaf: txLeaf(bytes) };
   return { items, ...hinted, finish: (a) => ({ address: a[0] ?? null, tx }) };
 }
 
@@ -108,7 +109,7 @@ function dialectPlan(auth: AuthConfig, req: SignedFields): Plan {
   const bytes = encodeRequest(req);
   const decoded = decodeRequest(bytes);
   const items = decoded === null ? [] : dialectDigests(auth, decoded);
-  const tx = { bytes, hash: txHash(bytes) };
+  const tx = { bytes, hash: txHash(bytes), leaf: txLeaf(bytes) };
   return {
     items,
     finish: (a) => {

@@ -86,3 +86,12 @@ t.test('a compact block counts what the receiver lacks; broken framing is refuse
   t.not(decoded, null);
   t.not(txRoot(decoded!.txs), decoded!.header.txRoot);
 });
+
+t.test('txRoot: leaves given for some transactions give the same root as hashing them all', async (t) => {
+  const { txLeaf } = await import('../../consensus/index.ts');
+  for (const n of [1, 2, 3, 7, 8]) {
+    const list = Array.from({ length: n }, (_, i) => utf8(`tx ${i} ${'x'.repeat(i * 100)}`));
+    const known = new Map(list.filter((_, i) => i % 2 === 0).map((tx) => [tx, txLeaf(tx)]));
+    t.equal(txRoot(list, (tx) => known.get(tx)), txRoot(list), `${n} transactions`);
+  }
+});

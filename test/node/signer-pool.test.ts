@@ -47,6 +47,7 @@ t.test('pool and inline recovery agree', async (t) => {
 
 t.test('recoverAndEncode: the transaction bytes and hash equal the canonical encoding of the request', async (t) => {
   const { canonicalize, utf8, bytesToHex, keccak256 } = await import('../../primitives/index.ts');
+  const { txLeaf } = await import('../../consensus/index.ts');
   const pool = await sharedPool();
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const vault = '0x00000000000000000000000000000000000000ab';
@@ -61,6 +62,7 @@ t.test('recoverAndEncode: the transaction bytes and hash equal the canonical enc
       const expected = utf8(canonicalize({ action: req.action, nonce: req.nonce, signature: req.signature, vaultAddress }));
       t.same(Buffer.from(out.tx!.bytes), Buffer.from(expected));
       t.equal(out.tx!.hash, bytesToHex(keccak256(expected)));
+      t.same(Buffer.from(out.tx!.leaf!), Buffer.from(txLeaf(expected)), 'its transaction-root leaf');
       t.equal(out.address, await new InlineRecovery(AUTH).recover(req, 'action'));
     }
   }

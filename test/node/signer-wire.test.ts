@@ -1,6 +1,6 @@
 // The signer pool's packed jobs and answers read back as they were written.
 import t from 'tap';
-import { isPackable, packJobs, packOuts, unpackJobs, unpackOuts, type PackableJob } from '../../node/index.ts';
+import { isPackable, packJobs, packOuts, unpackJobs, unpackOuts, type PackableJob, type RecoveryOut } from '../../node/index.ts';
 
 const sig = { r: `0x${'1f'.repeat(32)}`, s: `0x${'2e'.repeat(32)}`, v: 27 };
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -19,15 +19,17 @@ t.test('jobs round-trip: canonical bytes of any text, vault and hint present or 
   t.same(unpackJobs(packJobs([])), []);
 });
 
-t.test('answers round-trip: no address, no transaction, both; bytes copied out', async (t) => {
-  const outs = [
+t.test('answers round-trip: no address, no transaction, both, with or without a leaf; bytes copied out', async (t) => {
+  const outs: RecoveryOut[] = [
     { address: null },
     { address: `0x${'ab'.repeat(20)}`, tx: { bytes: Uint8Array.of(1, 2, 3), hash: `0x${'00'.repeat(32)}` } },
     { address: null, tx: { bytes: new Uint8Array(0), hash: '0x' } },
     { address: `0x${'cd'.repeat(20)}` },
+    { address: `0x${'ef'.repeat(20)}`, tx: { bytes: Uint8Array.of(4, 5), hash: `0x${'11'.repeat(32)}`, leaf: new Uint8Array(32).fill(7) } },
   ];
+  const plain = (o: RecoveryOut) => ({ ...o, ...(o.tx === undefined ? {} : { tx: { bytes: [...o.tx.bytes], hash: o.tx.hash, leaf: o.tx.leaf === undefined ? undefined : [...o.tx.leaf] } }) });
   const back = unpackOuts(packOuts(outs));
-  t.same(back.map((o) => ({ ...o, ...(o.tx === undefined ? {} : { tx: { bytes: [...o.tx.bytes], hash: o.tx.hash } }) })), outs.map((o) => ({ ...o, ...(o.tx === undefined ? {} : { tx: { bytes: [...o.tx.bytes], hash: o.tx.hash } }) })));
+  t.same(back.map(plain), outs.map(plain));
   t.equal(back[1]!.tx!.bytes.buffer.byteLength, 3);
   t.throws(() => packOuts([{ address: null, candidates: [] }]), /candidates/);
 });
