@@ -40,6 +40,18 @@ export interface CandleView {
 
 const HOUR = 3_600_000;
 
+/** Consecutive trades of one coin at one time: first, highest, lowest and last price, lots, count. */
+interface TradeRun {
+  readonly coin: string;
+  readonly time: number;
+  readonly o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+  n: number;
+}
+
 /** A fill's decimal text in 10^-decimals units: the scan without regular expressions or bigints, else the general parse. */
 function units(text: string, decimals: number): number {
   const n = scanUnits(text, decimals);
@@ -96,34 +108,54 @@ export class CandleBook {
     return candles;
   }
 
-  /** Folds a block's taker fills into the candles; returns the candles it changed. */
+  /**
+   * Folds a block's taker fills into the candles; returns the candles it changed. Consecutive
+   * trades of one coin at one time (a block's fills share its time) touch the same candles, so
+   * they are folded into each of the thirteen once, as a run: the same candles as trade by trade.
+   */
   apply(fills: readonly FillRecord[]): StoredCandle[] {
     const changed = new Set<StoredCandle>();
+    let run: TradeRun | null = null;
     for (const f of fills) {
       if (!f.crossed) continue;
       const m = this.exchange.state.marketsByName.get(f.coin);
       if (m === undefined) continue;
       const px = units(f.px, m.pxDecimals);
       const sz = units(f.sz, m.szDecimals);
-      const candles = this.coinCandles(f.coin);
-      for (let i = 0; i < INTERVALS.length; i++) {
-        const [interval, ms] = INTERVALS[i] as readonly [string, number];
-        const t = Math.floor(f.time / ms) * ms;
-        let c = candles[i];
-        if (c === undefined || c.t !== t) {
-          c = { coin: f.coin, interval, t, o: px, h: px, l: px, c: px, v: 0, n: 0 };
-          candles[i] = c;
-          if (interval === '1h') this.keepHour(c);
-        }
-        c.h = Math.max(c.h, px);
-        c.l = Math.min(c.l, px);
-        c.c = px;
-        c.v += sz;
-        c.n += 1;
-        changed.add(c);
+      if (run !== null && run.coin === f.coin && run.time === f.time) {
+        if (px > run.h) run.h = px;
+        if (px < run.l) run.l = px;
+        run.c = px;
+        run.v += sz;
+        run.n += 1;
+        continue;
       }
+      if (run !== null) this.fold(run, changed);
+      run = { coin: f.coin, time: f.time, o: px, h: px, l: px, c: px, v: sz, n: 1 };
     }
+    if (run !== null) this.fold(run, changed);
     return [...changed].map((c) => ({ ...c }));
+  }
+
+  /** A run's trades into the candle in progress of each interval (a new one opens at the run's first price). */
+  private fold(run: TradeRun, changed: Set<StoredCandle>): void {
+    const candles = this.coinCandles(run.coin);
+    for (let i = 0; i < INTERVALS.length; i++) {
+      const [interval, ms] = INTERVALS[i] as readonly [string, number];
+      const t = Math.floor(run.time / ms) * ms;
+      let c = candles[i];
+      if (c === undefined || c.t !== t) {
+        c = { coin: run.coin, interval, t, o: run.o, h: run.o, l: run.o, c: run.o, v: 0, n: 0 };
+        candles[i] = c;
+        if (interval === '1h') this.keepHour(c);
+      }
+      c.h = Math.max(c.h, run.h);
+      c.l = Math.min(c.l, run.l);
+      c.c = run.c;
+      c.v += run.v;
+      c.n += run.n;
+      changed.add(c);
+    }
   }
 
   view(c: StoredCandle): CandleView {
