@@ -34,3 +34,4 @@ export { EvmActionLog, decodeAction, runEvmActions, evmActionHash, ACTION_IDS, A
 export { ExchangeViewWindow, VIEW_WINDOW, validatorAddress } from './exchange-view.ts';
 export { encodeDevnetTx, decodeDevnetTx, acceptDevnetTx } from './devnet-tx.ts';
 export { verifyDataDir, scanStoredActions, type VerifyReport, type VerifyOptions, type RebuiltState } from './verify.ts';
+export { CandleBook, CANDLE_INTERVALS, type StoredCandle } from './candles.ts';

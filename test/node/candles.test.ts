@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import type { FillRecord } from '../../exchange/index.ts';
-import { CandleBook, CANDLE_INTERVALS, type StoredCandle } from '../../node/candles.ts';
+import { CandleBook, CANDLE_INTERVALS, type StoredCandle } from '../../node/index.ts';
 import { Harness } from '../support/exchange.ts';
 import { replaySeed } from '../support/seed.ts';
 
