@@ -43,7 +43,6 @@ export class SoloEngine implements ConsensusEngine {
   private dueAt = 0;
   /** When the last block started (performance.now()), for `minBlockIntervalMs`. */
   private lastStart = -Infinity;
-  private readonly leafOf = (tx: Uint8Array): Uint8Array | undefined => this.app.txLeaf?.(tx);
 
   constructor(
     private readonly app: ConsensusApp,
@@ -102,7 +101,7 @@ export class SoloEngine implements ConsensusEngine {
       height: head.height + 1,
       time: Math.max(this.opts.now(), head.time + 1),
       parentHash: head.hash,
-      txRoot: txRoot(txs, this.leafOf),
+      txRoot: txRoot(txs, (tx) => this.app.txLeaf?.(tx)),
       appHash: head.appHash,
       proposer: this.opts.key.publicKey,
     };

@@ -45,8 +45,10 @@ export type RecoveryBatch =
 export interface RecoveryOut {
   /** The recovered address, or null. */
   readonly address: string | null;
-  /** The transaction's bytes and hash, for jobs marked `encode` whose request encodes. */
-  /** `leaf`: its `txLeaf` (the block's transaction root takes it without hashing the bytes again). */
+  /**
+   * The transaction's bytes and hash, for jobs marked `encode` whose request encodes, and its
+   * `txLeaf` (the block's transaction root takes it without hashing the bytes again).
+   */
   readonly tx?: { readonly bytes: Uint8Array; readonly hash: string; readonly leaf?: Uint8Array };
   /** For a `tx` job: the distinct addresses under the allowed bindings, in binding order. */
   readonly candidates?: string[];

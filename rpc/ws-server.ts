@@ -516,13 +516,13 @@ export class WsServer {
     return Math.min(PUBLIC_INTERVAL_MAX_MS, Math.max(this.opts.publicIntervalMs, this.conns.size * PUBLIC_MS_PER_CONNECTION));
   }
 
-  /** Publishes the public streams gathered since the last time, each topic's message serialized once. */
   /** Whether a connection has a trades stream (its messages are gathered only then). */
   private hasTradesStream(): boolean {
     for (const sub of this.topics.values()) if (sub.type === 'trades') return true;
     return false;
   }
 
+  /** Publishes the public streams gathered since the last time, each topic's message serialized once. */
   private publishPublic(): void {
     if (this.publishTimer !== null) clearTimeout(this.publishTimer);
     this.publishTimer = null;

@@ -283,13 +283,13 @@ export class HyperliquidWs<S> {
     }
   }
 
-  /** Publishes the dialect's public streams for the changes the server gathered (after its own). */
   /** Whether a connection has a trades stream (the server gathers trades only then). */
   hasTradesStream(): boolean {
     for (const sub of this.topics.values()) if (sub.type === 'trades') return true;
     return false;
   }
 
+  /** Publishes the dialect's public streams for the changes the server gathered (after its own). */
   publish(p: PublicChanges): void {
     if (this.topics.size === 0) return;
     this.publishing = this.publishing.then(async () => {

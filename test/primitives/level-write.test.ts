@@ -31,6 +31,14 @@ function stores(db: Level<string, unknown>) {
   };
 }
 
+/** An open database, closed when the test ends. */
+async function openOne(t: Test): Promise<Level<string, unknown>> {
+  const db = new Level<string, unknown>(await tempDir(t), { valueEncoding: 'json' });
+  await db.open();
+  t.teardown(() => db.close());
+  return db;
+}
+
 /** Two open databases, to write the same operations into each by two paths. */
 async function openPair(t: Test): Promise<[Level<string, unknown>, Level<string, unknown>]> {
   const dir = await tempDir(t);
@@ -83,10 +91,7 @@ t.test('the same writes store the same bytes as batch()', async (t) => {
 });
 
 t.test('a value that is neither text nor bytes is refused and writes nothing', async (t) => {
-  const dir = await tempDir(t);
-  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
-  await db.open();
-  t.teardown(() => db.close());
+  const db = await openOne(t);
   const prefix = sublevelPrefix(stores(db).json);
   const ops = [
     { type: 'put', key: `${prefix}a`, value: '1' },
@@ -143,10 +148,7 @@ t.test('writeBatch stores what writeRaw stores, and leaves no batch attached to 
 });
 
 t.test('writeBatch: a refused value or a throwing fill writes nothing', async (t) => {
-  const dir = await tempDir(t);
-  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
-  await db.open();
-  t.teardown(() => db.close());
+  const db = await openOne(t);
   const prefix = sublevelPrefix(stores(db).json);
   await t.rejects(writeBatch(db as never, (batch) => {
     batch.put(`${prefix}a`, '1');
