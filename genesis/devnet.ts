@@ -21,7 +21,7 @@ export function devnetGenesis(): GenesisFile {
     chainId: 42069,
     network: 'local',
     genesisTime: Date.UTC(2026, 0, 1),
-    appHashVersion: 2,
+    appHashVersion: 3,
     auth: { literalNonceBinding: true },
     exchange: {
       defaultLeverage: 20,

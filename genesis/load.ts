@@ -178,7 +178,7 @@ export function loadGenesis(file: GenesisFile, opts: LoadOptions = {}): LoadedGe
   check(['local', 'testnet', 'mainnet'].includes(file.network), 'network must be local, testnet or mainnet');
   check(file.network === 'local' || !file.auth.literalNonceBinding, 'literalNonceBinding is for local networks only');
   const appHashVersion = file.appHashVersion ?? 1;
-  check(appHashVersion === 1 || appHashVersion === 2, 'appHashVersion must be 1 or 2');
+  check(appHashVersion === 1 || appHashVersion === 2 || appHashVersion === 3, 'appHashVersion must be 1, 2 or 3');
   const hyperliquidChains = file.auth.hyperliquidChains ?? (file.network === 'local' ? ['Mainnet', 'Testnet'] : []);
   check(Array.isArray(hyperliquidChains) && hyperliquidChains.every((c) => c === 'Mainnet' || c === 'Testnet') && new Set(hyperliquidChains).size === hyperliquidChains.length,
     'auth.hyperliquidChains must list distinct "Mainnet" / "Testnet"');

@@ -53,7 +53,7 @@ export interface GenesisStaking {
 }
 
 /** How each block's app hash writes the block's outputs (docs/consensus.md, App hash). */
-export type AppHashVersion = 1 | 2;
+export type AppHashVersion = 1 | 2 | 3;
 
 export interface GenesisFile {
   chainId: number;
@@ -61,10 +61,11 @@ export interface GenesisFile {
   /** Milliseconds since the epoch; block times start after it. */
   genesisTime: number;
   /**
-   * How each block's app hash writes the block's outputs (docs/consensus.md, App hash): 2, compact
-   * records of fills and order statuses, for new chains (the devnet's and `svc testnet`'s); absent
-   * or 1, their canonical JSON (chains started before version 2, whose stored blocks replay to the
-   * app hashes they recorded).
+   * How each block's app hash writes and hashes the block's outputs (docs/consensus.md, App hash):
+   * 3, compact records of fills and order statuses under SHA-256, for new chains (the devnet's and
+   * `svc testnet`'s); 2, the same records under Keccak-256; absent or 1, their canonical JSON
+   * (chains started before version 2). A chain keeps its version: its stored blocks replay to the
+   * app hashes they recorded.
    */
   appHashVersion?: AppHashVersion;
   auth: {

@@ -21,7 +21,7 @@ import { acceptDevnetTx, decodeDevnetTx } from './devnet-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
-import { nextAppHash, nextAppHashOffLoop } from './app-hash.ts';
+import { nextAppHash, nextAppHashOffLoop, type OffLoopDigest } from './app-hash.ts';
 import type { AppHashVersion } from '../genesis/index.ts';
 import { txCandidates } from './signer-worker.ts';
 
@@ -77,8 +77,8 @@ export interface ChainOptions {
   readonly bft?: { readonly auth: AuthConfig; readonly recovery: SignerRecovery };
   /** The single-validator devnet: its devnet system transactions (node/devnet-tx.ts) execute. */
   readonly devnet?: boolean;
-  /** Keccak-256 off the event loop (the signer workers'), for big app hash inputs. */
-  readonly hasher?: (bytes: Uint8Array) => Promise<Uint8Array>;
+  /** Hashing off the event loop (the signer workers'), for big app hash inputs. */
+  readonly hasher?: OffLoopDigest;
   /** How the app hash writes a block's outputs (the genesis' `appHashVersion`; node/app-hash.ts). */
   readonly appHashVersion: AppHashVersion;
 }

@@ -440,7 +440,7 @@ export class SvcNode {
     const devnetMethods = p2p === null && genesis.file.network !== 'mainnet';
     const chain = new Chain(store, exchange, from, mempool, bus, {
       snapshotInterval: config.snapshotInterval, chainId: genesis.file.chainId, appHashVersion: genesis.appHashVersion, ...(p2p !== null ? { bft: { auth, recovery } } : { devnet: devnetMethods }),
-      hasher: (bytes) => recovery.keccak(bytes),
+      hasher: (bytes, digest) => recovery.digest(bytes, digest),
     }, candles, evm, (b) => {
       pool?.onBlock(b);
       bus.publishEvmBlock(b);

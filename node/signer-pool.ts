@@ -7,7 +7,8 @@
 // (submit), and a batch's common jobs and their answers packed in one buffer each way
 // (signer-wire.ts), as EVM signatures do.
 import { Worker } from 'node:worker_threads';
-import { canonicalBytesTo, count, keccak256, nameThread, timed } from '../primitives/index.ts';
+import { canonicalBytesTo, count, nameThread, timed } from '../primitives/index.ts';
+import { outputsDigest, type OutputsDigest } from './app-hash.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -30,10 +31,11 @@ export interface SignerRecovery {
   /** A block transaction's (bytes) signer candidates under every allowed binding, in order. */
   candidates(tx: Uint8Array): Promise<string[]>;
   /**
-   * Keccak-256 of `bytes`, on a worker when there is one (the event loop does other work
-   * meanwhile): for inputs large enough to pay for the trip, such as a busy block's app hash.
+   * `digest` of `bytes`, on a worker when there is one (the event loop does other work meanwhile):
+   * for inputs large enough to pay for the trip, such as a busy block's app hash. A view of shared
+   * memory is read in place, not copied; the caller leaves it unchanged until the answer.
    */
-  keccak(bytes: Uint8Array): Promise<Uint8Array>;
+  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array>;
   /** Jobs waiting or in flight (metrics). */
   queueLength(): number;
   close(): Promise<void>;
@@ -58,8 +60,8 @@ export class InlineRecovery implements SignerRecovery {
     return timed('recovery', () => runJob(this.auth, { tx }).candidates ?? []);
   }
 
-  async keccak(bytes: Uint8Array): Promise<Uint8Array> {
-    return keccak256(bytes);
+  async digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
+    return outputsDigest(bytes, digest);
   }
 
   queueLength(): number {
@@ -70,7 +72,7 @@ export class InlineRecovery implements SignerRecovery {
 }
 
 type PendingJob = { job: RecoveryJob; resolve: (a: RecoveryOut) => void };
-type PendingHash = { bytes: Uint8Array; resolve: (hash: Uint8Array) => void };
+type PendingHash = { bytes: Uint8Array; digest: OutputsDigest; resolve: (hash: Uint8Array) => void };
 type PendingEvm = { sig: EvmSignature; resolve: (s: EvmSender | null) => void };
 
 interface Lane {
@@ -478,7 +480,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     const evm = [...[...lane.evmInFlight.values()].flat(), ...lane.evmPending];
     const hashes = [...lane.hashInFlight.values()];
     lane.hashInFlight.clear();
-    for (const { bytes, resolve } of hashes) resolve(keccak256(bytes));
+    for (const { bytes, digest, resolve } of hashes) resolve(outputsDigest(bytes, digest));
     lane.inFlight.clear();
     lane.evmInFlight.clear();
     lane.pending = [];
@@ -488,16 +490,17 @@ export class WorkerPoolRecovery implements SignerRecovery {
     for (const { sig, resolve } of evm) resolve(timed('recovery', () => recoverEvmSender(sig)));
   }
 
-  keccak(bytes: Uint8Array): Promise<Uint8Array> {
+  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
     let lane: Lane | undefined;
     for (const l of this.lanes) if (lane === undefined || l.queued + l.hashInFlight.size < lane.queued + lane.hashInFlight.size) lane = l;
-    if (lane === undefined || this.closing) return Promise.resolve(keccak256(bytes));
+    if (lane === undefined || this.closing) return Promise.resolve(outputsDigest(bytes, digest));
     const seq = this.seq++;
     const to = lane;
-    // Cloned, not transferred: a lost worker's input is hashed here.
+    // Shared memory travels as itself; other bytes are cloned, not transferred: a lost worker's
+    // input is hashed here.
     return new Promise((resolve) => {
-      to.hashInFlight.set(seq, { bytes, resolve });
-      to.worker.postMessage({ seq, keccak: bytes });
+      to.hashInFlight.set(seq, { bytes, digest, resolve });
+      to.worker.postMessage({ seq, digest, bytes });
     });
   }
 
@@ -518,7 +521,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       for (const b of lane.evmInFlight.values()) for (const p of b) p.resolve(null);
       for (const p of lane.pending) p.resolve(NONE);
       for (const p of lane.evmPending) p.resolve(null);
-      for (const p of lane.hashInFlight.values()) p.resolve(keccak256(p.bytes));
+      for (const p of lane.hashInFlight.values()) p.resolve(outputsDigest(p.bytes, p.digest));
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
@@ -573,8 +576,8 @@ export class BackgroundPoolRecovery implements SignerRecovery {
     return this.current.candidates(tx);
   }
 
-  keccak(bytes: Uint8Array): Promise<Uint8Array> {
-    return this.current.keccak(bytes);
+  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
+    return this.current.digest(bytes, digest);
   }
 
   queueLength(): number {

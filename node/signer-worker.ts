@@ -8,7 +8,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash, txLeaf } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, count, currentThreadId, keccak256, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
+import { canonicalize, count, currentThreadId, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
+import { outputsDigest, type OutputsDigest } from './app-hash.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { packOuts, unpackJobs } from './signer-wire.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
@@ -39,8 +40,8 @@ export type RecoveryBatch =
   /** Jobs packed by signer-wire.ts, answered packed. */
   | { readonly seq: number; readonly packed: Uint8Array }
   | { readonly seq: number; readonly evm: Uint8Array }
-  /** Bytes to Keccak-256 (a big block's app hash input), off the event loop. */
-  | { readonly seq: number; readonly keccak: Uint8Array };
+  /** Bytes to hash (a big block's app hash input, possibly shared memory), off the event loop. */
+  | { readonly seq: number; readonly digest: OutputsDigest; readonly bytes: Uint8Array };
 
 export interface RecoveryOut {
   /** The recovered address, or null. */
@@ -215,8 +216,8 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
   const auth = (workerData as { auth: AuthConfig }).auth;
   const port = parentPort;
   port.on('message', (batch: RecoveryBatch) => {
-    if ('keccak' in batch) {
-      const hash = keccak256(batch.keccak);
+    if ('digest' in batch) {
+      const hash = outputsDigest(batch.bytes, batch.digest);
       port.postMessage({ seq: batch.seq, hash }, [hash.buffer as ArrayBuffer]);
     } else if ('evm' in batch) {
       const evm = recoverEvmPacked(batch.evm);

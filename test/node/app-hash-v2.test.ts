@@ -1,7 +1,9 @@
-// The app hash's version 2 (node/app-hash.ts): its bytes equal a reference written here from the
-// format's description with Node's Buffer, over random fills, order statuses and other events;
-// every field it lists changes the bytes; hashed on the event loop, off it or on a signer worker,
-// it is the same app hash; and a chain's genesis picks the version (absent: 1).
+// The app hash's versions 2 and 3 (node/app-hash.ts): version 2's bytes equal a reference written
+// here from the format's description with Node's Buffer, over random fills, order statuses and
+// other events; every field it lists changes the bytes; version 3 hashes the same bytes with
+// SHA-256; hashed on the event loop, off it or on a signer worker (blocks in flight together
+// included), it is the same app hash; and a chain's genesis picks the version (absent: 1).
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import canonicalizeRef from 'canonicalize';
 import { bytesToHex, concatBytes, hexToBytes, keccak256 } from '../../primitives/index.ts';
@@ -98,6 +100,7 @@ function generator(seed: number) {
 }
 
 const chained = (prev: string, bytes: Uint8Array) => bytesToHex(keccak256(concatBytes(hexToBytes(prev), keccak256(bytes))));
+const chained3 = (prev: string, bytes: Uint8Array) => bytesToHex(keccak256(concatBytes(hexToBytes(prev), createHash('sha256').update(bytes).digest())));
 
 t.test('version 2 writes what the reference writes, and its hash chains as version 1 does', async (t) => {
   const g = generator(SEED);
@@ -107,11 +110,13 @@ t.test('version 2 writes what the reference writes, and its hash chains as versi
     if (!Buffer.from(appHashV2Bytes(o)).equals(ref)) return t.fail(`bytes differ from the reference (APP_HASH_SEED=${SEED}, round ${round})`);
     const prev = bytesToHex(keccak256(Buffer.from(String(round))));
     if (nextAppHash(prev, o, 2) !== chained(prev, ref)) return t.fail(`app hash differs (APP_HASH_SEED=${SEED}, round ${round})`);
+    if (nextAppHash(prev, o, 3) !== chained3(prev, ref)) return t.fail(`version 3 app hash differs (APP_HASH_SEED=${SEED}, round ${round})`);
   }
   t.pass(`200 blocks of up to 19 events (APP_HASH_SEED=${SEED})`);
   const empty: BlockOutputs = { results: [], events: [], state: undefined, evm: '0x' };
   t.equal(Buffer.from(appHashV2Bytes(empty)).toString(), '{"evm":"0x","results":[]}', 'a block without events is its canonical JSON');
   t.not(nextAppHash('0x00', empty, 2), nextAppHash('0x00', { ...empty, events: [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 0 } }] }, 2));
+  t.not(nextAppHash('0x00', empty, 3), nextAppHash('0x00', empty, 2), 'versions 2 and 3 differ on the same outputs');
 });
 
 t.test('every field version 2 lists changes its bytes', async (t) => {
@@ -142,26 +147,33 @@ t.test('every field version 2 lists changes its bytes', async (t) => {
   t.throws(() => bytes({ kind: 'fill', user: '0xaa', fill: { ...fill, crossed: 1 as unknown as boolean } }), /non-boolean/);
 });
 
-t.test('version 2 hashed off the event loop, on a signer worker or inline, is the same app hash', async (t) => {
+t.test('versions 2 and 3 hashed off the event loop, on a signer worker or inline, are the same app hash', async (t) => {
   const auth: AuthConfig = { domain: exchangeDomain(42069), source: 'b', literalNonceBinding: true, hyperliquid: { chains: ['Mainnet', 'Testnet'] } };
   const pool = await WorkerPoolRecovery.start(auth, 1);
   t.teardown(() => pool.close());
   const inline = new InlineRecovery(auth);
   const g = generator(SEED + 2);
-  let offLoop = 0;
-  for (const n of [0, 5, 3000, 4000]) {
-    const o = g.outputs(n);
-    const expected = chained('0x01', reference(o));
-    t.equal(await nextAppHashOffLoop('0x01', o, 2, (b) => (offLoop++, pool.keccak(b))), expected, `${n} events, worker`);
-    t.equal(await nextAppHashOffLoop('0x01', o, 2, (b) => inline.keccak(b)), expected, `${n} events, inline`);
+  for (const [version, chain] of [[2, chained], [3, chained3]] as const) {
+    let offLoop = 0;
+    for (const n of [0, 5, 3000, 4000]) {
+      const o = g.outputs(n);
+      const expected = chain('0x01', reference(o));
+      t.equal(await nextAppHashOffLoop('0x01', o, version, (b, d) => (offLoop++, pool.digest(b, d))), expected, `version ${version}, ${n} events, worker`);
+      t.equal(await nextAppHashOffLoop('0x01', o, version, (b, d) => inline.digest(b, d)), expected, `version ${version}, ${n} events, inline`);
+    }
+    t.ok(offLoop >= 2, `version ${version}: ${offLoop} inputs went to the worker`);
   }
-  t.ok(offLoop >= 2, `${offLoop} inputs went to the worker`);
+  // Blocks hashed together (two chains of one thread): each keeps its written bytes until its hash is back.
+  const blocks = [g.outputs(3000), g.outputs(3500), g.outputs(4000)];
+  const together = await Promise.all(blocks.map((o) => nextAppHashOffLoop('0x02', o, 3, (b, d) => pool.digest(b, d))));
+  t.same(together, blocks.map((o) => chained3('0x02', reference(o))), 'three big blocks in flight at once');
 });
 
-t.test('the genesis picks the version: absent is 1, the devnet is 2, others are refused', async (t) => {
+t.test('the genesis picks the version: absent is 1, the devnet is 3, others are refused', async (t) => {
   const g = devnetGenesis();
-  t.equal(loadGenesis(g, { localValidator: 'aa'.repeat(32) }).appHashVersion, 2);
+  t.equal(loadGenesis(g, { localValidator: 'aa'.repeat(32) }).appHashVersion, 3);
+  t.equal(loadGenesis({ ...g, appHashVersion: 2 }, { localValidator: 'aa'.repeat(32) }).appHashVersion, 2);
   const { appHashVersion: _, ...older } = g;
   t.equal(loadGenesis(older, { localValidator: 'aa'.repeat(32) }).appHashVersion, 1);
-  t.throws(() => loadGenesis({ ...g, appHashVersion: 3 as never }, { localValidator: 'aa'.repeat(32) }), /appHashVersion must be 1 or 2/);
+  t.throws(() => loadGenesis({ ...g, appHashVersion: 4 as never }, { localValidator: 'aa'.repeat(32) }), /appHashVersion must be 1, 2 or 3/);
 });
