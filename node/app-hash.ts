@@ -61,7 +61,12 @@ export function nextAppHash(prev: string, outputs: BlockOutputs, version: AppHas
     const { results, events, state, evm } = outputs;
     return chainedAppHash(prev, canonicalKeccak({ results, events, state, evm }));
   }
-  return chainedAppHash(prev, outputsDigest(writeV2(outputs), digestOf(version)));
+  const written = writeOutputs(outputs);
+  try {
+    return chainedAppHash(prev, outputsDigest(written.bytes, digestOf(version)));
+  } finally {
+    written.release();
+  }
 }
 
 /**
@@ -75,17 +80,23 @@ export async function nextAppHashOffLoop(prev: string, outputs: BlockOutputs, ve
     const bytes = canonicalBytes({ results, events, state, evm });
     return chainedAppHash(prev, bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes, 'keccak256') : keccak256(bytes));
   }
-  const digest = digestOf(version);
-  const written = writeV2(outputs);
-  if (written.length < OFF_LOOP_HASH_BYTES) return chainedAppHash(prev, outputsDigest(written, digest));
-  // The worker reads the shared buffer in place: it is set aside until the hash is back, and the
-  // next block (or another chain of this thread) writes into a spare.
-  const held = setAside();
+  const written = writeOutputs(outputs);
   try {
-    return chainedAppHash(prev, await hasher(written, digest));
+    return await writtenAppHash(prev, written, version, hasher);
   } finally {
-    spares.push(held);
+    written.release();
   }
+}
+
+/**
+ * The app hash after a block whose outputs (versions 2 and 3) are `written`; its big digest on
+ * `hasher`, as `nextAppHashOffLoop`. `written` stays the caller's to release.
+ */
+export async function writtenAppHash(prev: string, written: WrittenOutputs, version: 2 | 3, hasher: OffLoopDigest | undefined): Promise<string> {
+  const digest = digestOf(version);
+  const { bytes } = written;
+  // The worker reads the shared buffer in place; it is not written again until released.
+  return chainedAppHash(prev, hasher !== undefined && bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes, digest) : outputsDigest(bytes, digest));
 }
 
 /** Below this, hashing on the event loop costs less than the trip to a worker and back. */
@@ -109,47 +120,99 @@ void orderFieldsComplete;
 /** Tests: the fields version 2 writes for fills and orders, in order. */
 export const APP_HASH_V2_FIELDS = { fill: FILL_FIELDS, order: ORDER_FIELDS } as const;
 
-// The buffer being written, reused from block to block; shared memory, so a worker hashes it
-// without a copy. One set aside for a hash in flight is replaced by a spare.
+/**
+ * A block's outputs as versions 2 and 3 write them, in a buffer of shared memory (a worker hashes
+ * it without a copy) held until `release`: the chain store copies its fill and order status
+ * records from it (node/app-hash-records.ts reads them back).
+ */
+export interface WrittenOutputs {
+  /** The digest's input. */
+  readonly bytes: Uint8Array;
+  /**
+   * Where event i's record starts and ends in `bytes` after its tag byte and user, for fills and
+   * order statuses (0 and 0 for other events).
+   */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  /** Gives the buffer back for a later block: nothing above is read after. */
+  release(): void;
+}
+
+interface Slot {
+  buf: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
+}
+
 const shared = (n: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(n));
-let buf = shared(1 << 20);
+/** Buffers released, reused by the next writes (one a block in flight; more only with several chains in a thread). */
+const free: Slot[] = [];
+// The buffer being written.
+let buf = shared(0);
 let view = new DataView(buf.buffer);
 let pos = 0;
-const spares: Uint8Array[] = [];
-
-/** Takes the current buffer out of use (its contents stay) and writes into a spare from now on. */
-function setAside(): Uint8Array {
-  const held = buf;
-  buf = spares.pop() ?? shared(held.length);
-  view = new DataView(buf.buffer);
-  return held;
-}
 const encoder = new TextEncoder();
 
-/** Version 2's bytes, a view of the reused buffer valid until the next call. */
+/** Tests: version 2's bytes, a copy. */
 export function writeV2(outputs: BlockOutputs): Uint8Array {
+  const written = writeOutputs(outputs);
+  const bytes = written.bytes.slice();
+  written.release();
+  return bytes;
+}
+
+/** The block's outputs as versions 2 and 3 write them, held until released. */
+export function writeOutputs(outputs: BlockOutputs): WrittenOutputs {
+  const events = outputs.events;
+  const slot = free.pop() ?? { buf: shared(1 << 20), starts: new Int32Array(1024), ends: new Int32Array(1024) };
+  if (slot.starts.length < events.length) {
+    slot.starts = new Int32Array(events.length * 2);
+    slot.ends = new Int32Array(events.length * 2);
+  }
+  const { starts, ends } = slot;
+  buf = slot.buf;
+  view = new DataView(buf.buffer);
   pos = 0;
   canonicalBytesTo({ evm: outputs.evm, results: outputs.results, state: outputs.state }, raw);
-  for (const e of outputs.events) {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as ExchangeEvent;
     if (e.kind === 'fill') {
       room(1);
       buf[pos++] = 1;
       str(e.user);
+      starts[i] = pos;
       fill(e.fill);
+      ends[i] = pos;
     } else if (e.kind === 'order') {
       room(1);
       buf[pos++] = 2;
       str(e.user);
+      starts[i] = pos;
       str(e.status);
       num(e.statusTimestamp);
       order(e.order);
+      ends[i] = pos;
     } else {
       room(1);
       buf[pos++] = 0;
       canonicalBytesTo(e, raw);
+      starts[i] = 0;
+      ends[i] = 0;
     }
   }
-  return buf.subarray(0, pos);
+  // The buffer may have grown while written: the slot keeps the larger one.
+  slot.buf = buf;
+  let released = false;
+  return {
+    bytes: buf.subarray(0, pos),
+    starts,
+    ends,
+    release: () => {
+      if (released) return;
+      released = true;
+      free.push(slot);
+    },
+  };
 }
 
 function fill(f: FillRecord): void {

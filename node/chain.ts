@@ -7,7 +7,7 @@ import {
   exchangeError, hyperliquidVault, knownHyperliquidSigner, knownSigner, snapshotState, type AuthConfig, stateHash, type Exchange, type ExchangeEvent, type FundingRateRecord,
   type FundingRecord, type LiquidationRecord, type TxResult,
 } from '../exchange/index.ts';
-import { bytesToHex, count, stageEnd } from '../primitives/index.ts';
+import { bytesToHex, count, stageEnd, type PreparedBatch } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool, PendingTx, RecoveredSigners } from './mempool.ts';
 import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
@@ -21,7 +21,7 @@ import { acceptDevnetTx, decodeDevnetTx } from './devnet-tx.ts';
 import type { CandleBook, StoredCandle } from './candles.ts';
 import { PortfolioIndex } from './portfolio.ts';
 import type { SignerRecovery } from './signer-pool.ts';
-import { nextAppHash, nextAppHashOffLoop, type OffLoopDigest } from './app-hash.ts';
+import { nextAppHash, nextAppHashOffLoop, writeOutputs, writtenAppHash, type OffLoopDigest, type WrittenOutputs } from './app-hash.ts';
 import type { AppHashVersion } from '../genesis/index.ts';
 import { txCandidates } from './signer-worker.ts';
 
@@ -64,6 +64,8 @@ export interface ExecutedBlock {
   readonly stateHash: string | undefined;
   /** The EVM block of this height; null when it was already stored (replay after a crash). */
   readonly evm: ExecutedEvmBlock | null;
+  /** The outputs as the app hash wrote them, held, when asked for (`execute`'s `keepWritten`). */
+  readonly written?: WrittenOutputs;
 }
 
 export interface ChainOptions {
@@ -212,8 +214,10 @@ export class Chain implements BftApp {
    * `hashes` are the transactions' hashes when the caller has them already. Exchange and system
    * transactions run first, in block order; then the block's EVM transactions, in block order, as
    * one EVM block, so the EVM's read precompiles see the exchange state at the end of the block.
+   * With `keepWritten`, the outputs as the app hash wrote them (versions 2 and 3) come back held,
+   * for the caller to release.
    */
-  async execute(block: Block, signers: readonly SignerSpec[], hashes: readonly string[] = block.txs.map(txHash), sync = false): Promise<ExecutedBlock> {
+  async execute(block: Block, signers: readonly SignerSpec[], hashes: readonly string[] = block.txs.map(txHash), sync = false, keepWritten = false): Promise<ExecutedBlock> {
     const { header } = block;
     this.exchange.beginBlock(header.height, header.time);
     const results: ExecutedBlock['results'] = [];
@@ -300,8 +304,18 @@ export class Chain implements BftApp {
     const hasher = this.opts.hasher;
     const outputs = { results, events, state: full, evm: evmRoot };
     const version = this.opts.appHashVersion;
-    const appHash = hasher === undefined ? nextAppHash(prev, outputs, version) : await nextAppHashOffLoop(prev, outputs, version, hasher);
-    return { signers: chosen, results, events, evm, stateHash: full, appHash };
+    if (version === 1) {
+      const appHash = hasher === undefined ? nextAppHash(prev, outputs, version) : await nextAppHashOffLoop(prev, outputs, version, hasher);
+      return { signers: chosen, results, events, evm, stateHash: full, appHash };
+    }
+    const written = writeOutputs(outputs);
+    let appHash: string;
+    try {
+      appHash = await writtenAppHash(prev, written, version, hasher);
+    } finally {
+      if (!keepWritten) written.release();
+    }
+    return { signers: chosen, results, events, evm, stateHash: full, appHash, ...(keepWritten ? { written } : {}) };
   }
 
   /** The signer a transaction executes as (see `SignerSpec`). */
@@ -369,7 +383,7 @@ export class Chain implements BftApp {
       const hashes = block.txs.map(txHash);
       const candidates = await this.recoverCandidates(block, hashes, this.opts.bft);
       t0 = performance.now();
-      executed = await this.execute(block, candidates, hashes, block.txs.length > 0);
+      executed = await this.execute(block, candidates, hashes, block.txs.length > 0, true);
     } else {
       t0 = performance.now();
       const admitted = block.txs.map((tx, i) => {
@@ -377,7 +391,7 @@ export class Chain implements BftApp {
         if (known === undefined) throw new Error(`invariant: transaction ${i} of block ${block.header.height} was not admitted here`);
         return known;
       });
-      executed = await this.execute(block, admitted.map((a) => a.signer), admitted.map((a) => a.hash), block.txs.length > 0);
+      executed = await this.execute(block, admitted.map((a) => a.signer), admitted.map((a) => a.hash), block.txs.length > 0, true);
     }
     stageEnd('execution', t0);
     count('blocks');
@@ -385,21 +399,24 @@ export class Chain implements BftApp {
     const t1 = performance.now();
     const signers = executed.signers;
     const hash = headerHash(block.header);
-    const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill'] }[] = [];
+    // `at`: the event's index, where the store finds the record the app hash wrote.
+    const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill']; at: number }[] = [];
     // The last status of each order in the block: an order placed and filled within one block
     // (most quotes in a busy block) is written once, with the value the later put would leave.
     // By user, then oid (no key string an order).
-    const orderStatuses = new Map<string, Map<number, { user: string; record: OrderStatusRecord }>>();
+    const orderStatuses = new Map<string, Map<number, { user: string; record: OrderStatusRecord; at: number }>>();
     let fillSeq = this.execHead.fillSeq;
     const fundings: { user: string; seq: number; funding: FundingRecord }[] = [];
     const fundingRates: FundingRateRecord[] = [];
     const liquidations: LiquidationRecord[] = [];
-    for (const e of executed.events) {
-      if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill });
+    const events = executed.events;
+    for (let at = 0; at < events.length; at++) {
+      const e = events[at] as ExchangeEvent;
+      if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill, at });
       else if (e.kind === 'order') {
         let mine = orderStatuses.get(e.user);
         if (mine === undefined) orderStatuses.set(e.user, (mine = new Map()));
-        mine.set(e.order.oid, { user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+        mine.set(e.order.oid, { user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp }, at });
       }
       else if (e.kind === 'funding') fundings.push({ user: e.user, seq: fillSeq++, funding: e.funding });
       else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
@@ -412,9 +429,18 @@ export class Chain implements BftApp {
     const portfolio = this.portfolio.sample(this.exchange.state, block.header.time);
     this.execHead = head;
     this.bus.publishExecuted({ header: block.header, events: executed.events });
-    const write = { block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()].flatMap((mine) => [...mine.values()]), fundings, fundingRates, liquidations, candles, portfolio, snapshot, sync: block.txs.length > 0 };
+    const written = executed.written;
+    const write = {
+      block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()].flatMap((mine) => [...mine.values()]), fundings, fundingRates, liquidations, candles, portfolio, snapshot,
+      sync: block.txs.length > 0, ...(written !== undefined ? { written } : {}),
+    };
     // Encoded into LevelDB's batch now; the records need not live until the write.
-    const prepared = this.store.prepareBlock(write);
+    let prepared: PreparedBatch;
+    try {
+      prepared = this.store.prepareBlock(write);
+    } finally {
+      written?.release();
+    }
     stageEnd('storage', t1);
     // The EVM block's write went out as it executed; the consensus block is written after it (the
     // EVM store may not lag a durable snapshot).

@@ -26,7 +26,8 @@ export {
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
-export { APP_HASH_V2_FIELDS, nextAppHash, nextAppHashOffLoop, writeV2 as appHashV2Bytes, type BlockOutputs } from './app-hash.ts';
+export { APP_HASH_V2_FIELDS, nextAppHash, nextAppHashOffLoop, writeOutputs, writeV2 as appHashV2Bytes, type BlockOutputs, type WrittenOutputs } from './app-hash.ts';
+export { STORED_FILLS, STORED_ORDER_STATUS, readStoredFills, readStoredOrderStatus } from './app-hash-records.ts';
 export { createLogger, isLogLevel, LOG_LEVELS, type LogLevel, type Logger, type LoggerOptions } from './logger.ts';
 export { NodeMetrics, MetricsServer, SVC_VERSION, type NodeStatus, type MetricSources } from './metrics.ts';
 export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';

@@ -9,6 +9,8 @@ import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 import { RecordBytes } from './stored-record-bytes.ts';
+import { STORED_FILLS, STORED_ORDER_STATUS, readStoredFills, readStoredOrderStatus } from './app-hash-records.ts';
+import type { WrittenOutputs } from './app-hash.ts';
 
 export type { OrderStatusRecord } from './stored-records.ts';
 export type { StoredBlock } from './stored-block.ts';
@@ -34,8 +36,9 @@ export interface BlockWrite {
   readonly signers: readonly string[];
   readonly commit: Commit;
   readonly head: StoredHead;
-  readonly fills: readonly { user: string; seq: number; fill: FillRecord }[];
-  readonly orderStatuses: readonly { user: string; record: OrderStatusRecord }[];
+  /** `at`: the event's index in `written`. */
+  readonly fills: readonly { user: string; seq: number; fill: FillRecord; at?: number }[];
+  readonly orderStatuses: readonly { user: string; record: OrderStatusRecord; at?: number }[];
   readonly fundings: readonly { user: string; seq: number; funding: FundingRecord }[];
   readonly fundingRates: readonly FundingRateRecord[];
   readonly liquidations: readonly LiquidationRecord[];
@@ -44,6 +47,11 @@ export interface BlockWrite {
   readonly snapshot: StoredSnapshot | null;
   /** fsync before resolving: set when the block acknowledges actions. */
   readonly sync: boolean;
+  /**
+   * The block's outputs as the app hash wrote them (versions 2 and 3): fills and order statuses
+   * are stored as those records (node/app-hash-records.ts), copied while the batch is prepared.
+   */
+  readonly written?: WrittenOutputs;
 }
 
 /** A small key-value store of node-local records (a sublevel of the node's database). */
@@ -54,6 +62,8 @@ export interface LocalKv {
 }
 
 const key = (n: number) => n.toString(16).padStart(16, '0');
+const utf8 = new TextDecoder();
+const parseJson = (bytes: Uint8Array): unknown => JSON.parse(utf8.decode(bytes));
 
 export class ChainStore {
   private readonly db: Level<string, unknown>;
@@ -74,8 +84,10 @@ export class ChainStore {
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     // Packed entries (stored-records.ts): a user's fills of one block under its first fill's
     // sequence number, an order's last status under its oid.
-    this.fills = this.db.sublevel<string, unknown>('fill', { valueEncoding: 'json' });
-    this.orders = this.db.sublevel<string, unknown>('ostat', { valueEncoding: 'json' });
+    // Each entry is JSON text (stored-records.ts) or, on chains of app hash version 2 or 3, the
+    // app hash's records after a marker byte (app-hash-records.ts).
+    this.fills = this.db.sublevel<string, Uint8Array>('fill', { valueEncoding: 'view' });
+    this.orders = this.db.sublevel<string, Uint8Array>('ostat', { valueEncoding: 'view' });
     this.fundings = this.db.sublevel<string, FundingRecord>('fund', { valueEncoding: 'json' });
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
@@ -161,11 +173,16 @@ export class ChainStore {
     batch.put(sublevelPrefix(this.blocks) + key(w.block.header.height), encodeChainBlock(stored));
     const put = (k: string, value: unknown, sublevel: object) => batch.put(sublevelPrefix(sublevel) + k, JSON.stringify(value));
     put('head', w.head, this.meta);
-    const fillsOf = new Map<string, { seq: number; fills: FillRecord[] }>();
+    const written = w.written;
+    const fillsOf = new Map<string, { seq: number; fills: FillRecord[]; at: number[] | null }>();
     for (const f of w.fills) {
       const mine = fillsOf.get(f.user);
-      if (mine === undefined) fillsOf.set(f.user, { seq: f.seq, fills: [f.fill] });
-      else mine.fills.push(f.fill);
+      if (mine === undefined) fillsOf.set(f.user, { seq: f.seq, fills: [f.fill], at: written !== undefined && f.at !== undefined ? [f.at] : null });
+      else {
+        mine.fills.push(f.fill);
+        if (mine.at !== null && f.at !== undefined) mine.at.push(f.at);
+        else mine.at = null;
+      }
     }
     // The common entries as bytes (stored-record-bytes.ts); one it cannot write goes as text.
     const bytes = new RecordBytes();
@@ -176,12 +193,21 @@ export class ChainStore {
     };
     const fillsPrefix = sublevelPrefix(this.fills);
     for (const [user, mine] of fillsOf) {
-      if (!putBytes(bytes.key(fillsPrefix, user, mine.seq), bytes.fills(mine.fills))) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
+      const k = bytes.key(fillsPrefix, user, mine.seq);
+      const v = written !== undefined && mine.at !== null ? bytes.records(STORED_FILLS, written, mine.at) : bytes.fills(mine.fills);
+      if (!putBytes(k, v)) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
     const ordersPrefix = sublevelPrefix(this.orders);
+    const one = [0];
     for (const o of w.orderStatuses) {
       const oid = o.record.order.oid;
-      if (!putBytes(bytes.key(ordersPrefix, o.user, oid), bytes.orderStatus(o.record))) put(`${o.user}!${key(oid)}`, packOrderStatus(o.record), this.orders);
+      const k = bytes.key(ordersPrefix, o.user, oid);
+      let v: Uint8Array | null;
+      if (written !== undefined && o.at !== undefined) {
+        one[0] = o.at;
+        v = bytes.records(STORED_ORDER_STATUS, written, one);
+      } else v = bytes.orderStatus(o.record);
+      if (!putBytes(k, v)) put(`${o.user}!${key(oid)}`, packOrderStatus(o.record), this.orders);
     }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
     for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);
@@ -197,7 +223,7 @@ export class ChainStore {
     let seen = 0;
     // An entry holds at least one fill, so `count` entries reach back far enough.
     for await (const entry of this.fills.values({ gt: `${user}!`, lt: `${user}!~`, reverse: true, limit: count })) {
-      const fills = unpackFills(entry);
+      const fills = entry[0] === STORED_FILLS ? readStoredFills(entry) : unpackFills(parseJson(entry));
       for (let i = fills.length - 1; i >= 0; i--) {
         if (seen++ === count || !visit(fills[i] as FillRecord)) return;
       }
@@ -264,6 +290,7 @@ export class ChainStore {
 
   async orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
     const stored = await this.orders.get(`${user}!${key(oid)}`);
-    return stored === undefined ? undefined : unpackOrderStatus(stored);
+    if (stored === undefined) return undefined;
+    return stored[0] === STORED_ORDER_STATUS ? readStoredOrderStatus(stored) : unpackOrderStatus(parseJson(stored));
   }
 }

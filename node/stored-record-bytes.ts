@@ -6,10 +6,12 @@
 // `prefix + user + "!" + hex16(n)` and the values `JSON.stringify(packOrderStatus(r))` and
 // `JSON.stringify(packFills(fills))`. A record of another shape (fields not exactly the packed
 // ones, text that JSON escapes, a number that is not a safe integer where a key needs one) is
-// not written here: the caller writes it as a string.
+// not written here: the caller writes it as a string. On chains of app hash version 2 or 3 the
+// values are instead the records the app hash wrote, copied after a marker byte (`records`).
 import { isPlain } from '../primitives/index.ts';
 import type { FillRecord } from '../exchange/index.ts';
 import { FILL_FIELDS, ORDER_FIELDS, PACKED_V1, type OrderStatusRecord } from './stored-records.ts';
+import type { WrittenOutputs } from './app-hash.ts';
 
 const CHUNK = 256 << 10;
 const PACKED_TEXT = `${PACKED_V1}`;
@@ -46,6 +48,28 @@ export class RecordBytes {
     if (!this.num(r.statusTimestamp)) return this.abandon();
     if (!this.fields(r.order, ORDER_FIELDS, true)) return this.abandon();
     this.byte(0x5d);
+    return this.end();
+  }
+
+  /**
+   * `mark`, then the records of events `at` as the app hash wrote them, copied
+   * (node/app-hash-records.ts reads them back).
+   */
+  records(mark: number, from: WrittenOutputs, at: readonly number[]): Uint8Array {
+    const { bytes, starts, ends } = from;
+    let n = 1;
+    for (let i = 0; i < at.length; i++) n += (ends[at[i] as number] as number) - (starts[at[i] as number] as number);
+    this.begin(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = mark;
+    for (let i = 0; i < at.length; i++) {
+      const s = starts[at[i] as number] as number;
+      const e = ends[at[i] as number] as number;
+      buf.set(bytes.subarray(s, e), pos);
+      pos += e - s;
+    }
+    this.pos = pos;
     return this.end();
   }
 

@@ -9,7 +9,7 @@ import { parseScaled } from '../../primitives/index.ts';
 import { restoreExchange, snapshotState, stateHash, sweepOrder, type ExchangeEvent, type ExchangeState } from '../../exchange/index.ts';
 import { DEVNET_BACKSTOP, devnetGenesis } from '../../genesis/index.ts';
 import { Harness, USERS, bookInvariants, lim, pnlImbalance, trig, usdcTotal } from '../support/exchange.ts';
-import { APP_HASH_V2_FIELDS } from '../../node/index.ts';
+import { APP_HASH_V2_FIELDS, STORED_FILLS, STORED_ORDER_STATUS, readStoredFills, readStoredOrderStatus, writeOutputs } from '../../node/index.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20261122);
 const RUNS = Number(process.env.FC_RUNS ?? 60);
@@ -190,6 +190,30 @@ function unwrittenKey(events: readonly ExchangeEvent[]): string | null {
   return null;
 }
 
+/**
+ * A fill or order status the store, keeping the app hash's record (node/app-hash-records.ts),
+ * would read back as other than the event's object (values or key order), or null.
+ */
+function storedDiffers(events: readonly ExchangeEvent[]): string | null {
+  const written = writeOutputs({ results: [], events, state: undefined, evm: '0x' });
+  try {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i] as ExchangeEvent;
+      if (e.kind !== 'fill' && e.kind !== 'order') continue;
+      const stored = new Uint8Array(1 + (written.ends[i] as number) - (written.starts[i] as number));
+      stored[0] = e.kind === 'fill' ? STORED_FILLS : STORED_ORDER_STATUS;
+      stored.set(written.bytes.subarray(written.starts[i], written.ends[i]), 1);
+      const [before, after] = e.kind === 'fill'
+        ? [JSON.stringify([e.fill]), JSON.stringify(readStoredFills(stored))]
+        : [JSON.stringify({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp }), JSON.stringify(readStoredOrderStatus(stored))];
+      if (before !== after) return `event ${i} stored as ${before} reads back as ${after}`;
+    }
+    return null;
+  } finally {
+    written.release();
+  }
+}
+
 t.test('books stay sound and sizes add up over random streams', async (t) => {
   const seen = new Map<string, number>();
   fc.assert(
@@ -205,6 +229,8 @@ t.test('books stay sound and sizes add up over random streams', async (t) => {
       if (sizes !== null) throw new Error(sizes);
       const unwritten = unwrittenKey(events);
       if (unwritten !== null) throw new Error(`app hash v2: ${unwritten}`);
+      const stored = storedDiffers(events);
+      if (stored !== null) throw new Error(`stored records: ${stored}`);
     }),
     { seed: SEED, numRuns: RUNS },
   );

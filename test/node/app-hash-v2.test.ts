@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import canonicalizeRef from 'canonicalize';
 import { bytesToHex, concatBytes, hexToBytes, keccak256 } from '../../primitives/index.ts';
-import { APP_HASH_V2_FIELDS, InlineRecovery, WorkerPoolRecovery, appHashV2Bytes, nextAppHash, nextAppHashOffLoop, type BlockOutputs } from '../../node/index.ts';
+import {
+  APP_HASH_V2_FIELDS, InlineRecovery, STORED_FILLS, STORED_ORDER_STATUS, WorkerPoolRecovery, appHashV2Bytes, nextAppHash, nextAppHashOffLoop, readStoredFills, readStoredOrderStatus,
+  writeOutputs, type BlockOutputs,
+} from '../../node/index.ts';
 import { exchangeDomain, type AuthConfig, type ExchangeEvent, type FillRecord, type OrderView } from '../../exchange/index.ts';
 import { devnetGenesis, loadGenesis } from '../../genesis/index.ts';
 import { mulberry32 } from '../support/exchange.ts';
@@ -117,6 +120,31 @@ t.test('version 2 writes what the reference writes, and its hash chains as versi
   t.equal(Buffer.from(appHashV2Bytes(empty)).toString(), '{"evm":"0x","results":[]}', 'a block without events is its canonical JSON');
   t.not(nextAppHash('0x00', empty, 2), nextAppHash('0x00', { ...empty, events: [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 0 } }] }, 2));
   t.not(nextAppHash('0x00', empty, 3), nextAppHash('0x00', empty, 2), 'versions 2 and 3 differ on the same outputs');
+});
+
+t.test('fill and order status records read back as the objects written, fields in order', async (t) => {
+  const g = generator(SEED + 3);
+  for (let round = 0; round < 100; round++) {
+    const o = g.outputs(1 + (round % 19));
+    const written = writeOutputs(o);
+    const record = (i: number) => written.bytes.subarray(written.starts[i], written.ends[i]);
+    const stored = (mark: number, parts: Uint8Array[]) => Uint8Array.from([mark, ...parts.flatMap((p) => [...p])]);
+    const fills: { fill: FillRecord; at: number }[] = [];
+    o.events.forEach((e, i) => {
+      if (e.kind === 'fill') fills.push({ fill: e.fill, at: i });
+      if (e.kind !== 'order') return;
+      const back = JSON.stringify(readStoredOrderStatus(stored(STORED_ORDER_STATUS, [record(i)])));
+      const want = JSON.stringify({ order: e.order, status: e.status, statusTimestamp: e.statusTimestamp });
+      if (back !== want) t.fail(`order status ${i} reads back as ${back}, not ${want} (APP_HASH_SEED=${SEED}, round ${round})`);
+    });
+    // Several fills in one entry, as the store keeps a user's fills of a block.
+    const back = JSON.stringify(readStoredFills(stored(STORED_FILLS, fills.map((f) => record(f.at)))));
+    if (back !== JSON.stringify(fills.map((f) => f.fill))) t.fail(`fills read back as ${back} (APP_HASH_SEED=${SEED}, round ${round})`);
+    written.release();
+  }
+  t.throws(() => readStoredOrderStatus(Uint8Array.of(STORED_ORDER_STATUS, 4, 0x41)), /ends early/, 'a cut record is refused');
+  t.throws(() => readStoredFills(Uint8Array.of(STORED_ORDER_STATUS)), /not a stored entry of fills/);
+  t.pass(`100 blocks (APP_HASH_SEED=${SEED})`);
 });
 
 t.test('every field version 2 lists changes its bytes', async (t) => {

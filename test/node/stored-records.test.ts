@@ -1,12 +1,14 @@
 // The chain store's packed per-order records (node/stored-records.ts): what reads back is the
 // record written, field for field and in the same order, whatever its shape; the store's fill
-// queries answer as they did with one entry per fill, over entries of earlier versions too.
+// queries answer as they did with one entry per fill, over entries of earlier versions and
+// entries kept as the app hash wrote them (node/app-hash-records.ts) alike.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Level } from 'level';
 import t from 'tap';
-import { ChainStoreForTests, packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from '../../node/index.ts';
+import { ChainStoreForTests, packFills, packOrderStatus, unpackFills, unpackOrderStatus, writeOutputs, type OrderStatusRecord } from '../../node/index.ts';
+import type { ExchangeEvent } from '../../exchange/index.ts';
 import type { FillRecord } from '../../exchange/index.ts';
 import { Harness, USERS } from '../support/exchange.ts';
 import { tempDir } from '../support/node.ts';
@@ -91,14 +93,36 @@ t.test('the store answers fills and order statuses across packed and earlier ent
   t.teardown(() => store.close());
   const placed = restingOrder(null);
   // Blocks of interleaved fills of both users, times rising by block.
-  for (let height = 1; height <= 6; height++) {
-    const fills = Array.from({ length: height % 3 === 0 ? 0 : 7 }, (_, i) => fill(i % 3 === 0 ? b : a, 2000 + height * 10));
+  const withCloid = restingOrder(`0x${'34'.repeat(16)}`);
+  const kept = { ...withCloid, order: { ...withCloid.order, oid: 77 } };
+  // Heights 1 to 6 packed as JSON text (chains of app hash version 1), 7 to 12 kept as the app
+  // hash wrote them, with a liquidation's fill and an order with a cloid among them.
+  for (let height = 1; height <= 12; height++) {
+    const fills: { user: string; seq: number; fill: FillRecord; at?: number }[] = Array.from({ length: height % 3 === 0 ? 0 : 7 }, (_, i) => fill(i % 3 === 0 ? b : a, 2000 + height * 10));
+    if (height === 8) {
+      const liquidated = { ...FILL, time: 2080, tid: seq, oid: 0, cloid: '0x01', liquidation: { liquidatedUser: b, markPx: '99000', method: 'market' as const } };
+      (all.get(a) as FillRecord[]).push(liquidated);
+      fills.push({ user: a, seq: seq++, fill: liquidated });
+    }
+    const orderStatuses: { user: string; record: OrderStatusRecord; at?: number }[] = [];
+    if (height === 2) orderStatuses.push({ user: a, record: { order: placed.order, status: 'open', statusTimestamp: 9 } });
+    if (height === 9) orderStatuses.push({ user: b, record: { order: kept.order, status: 'filled', statusTimestamp: 11 } });
+    let written;
+    if (height > 6) {
+      // The block's events in an order of their own, other events among them.
+      const events: ExchangeEvent[] = [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 1 } }];
+      for (const o of [...orderStatuses].reverse()) {
+        o.at = events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1;
+      }
+      for (const f of fills) f.at = events.push({ kind: 'fill', user: f.user, fill: f.fill }) - 1;
+      written = writeOutputs({ results: [], events, state: undefined, evm: '0x' });
+    }
     await store.writeBlock({
       block: { header: { height }, txs: [] } as never, signers: [], commit: {} as never,
-      head: { height, hash: '0x', time: 0, appHash: '0x', fillSeq: seq }, fills,
-      orderStatuses: height === 2 ? [{ user: a, record: { order: placed.order, status: 'open', statusTimestamp: 9 } }] : [],
-      fundings: [], fundingRates: [], liquidations: [], candles: [], portfolio: [], snapshot: null, sync: false,
+      head: { height, hash: '0x', time: 0, appHash: '0x', fillSeq: seq }, fills, orderStatuses,
+      fundings: [], fundingRates: [], liquidations: [], candles: [], portfolio: [], snapshot: null, sync: false, ...(written !== undefined ? { written } : {}),
     });
+    written?.release();
   }
   for (const user of [a, b]) {
     const newest = [...(all.get(user) as FillRecord[])].reverse();
@@ -115,4 +139,6 @@ t.test('the store answers fills and order statuses across packed and earlier ent
   t.same(await store.orderStatus(a, 3), old, 'an order status of an earlier version');
   t.equal(JSON.stringify(await store.orderStatus(a, placed.order.oid)), JSON.stringify({ order: placed.order, status: 'open', statusTimestamp: 9 }));
   t.equal(await store.orderStatus(b, placed.order.oid), undefined);
+  t.equal(JSON.stringify(await store.orderStatus(b, kept.order.oid)), JSON.stringify({ order: kept.order, status: 'filled', statusTimestamp: 11 }), 'an order status kept as the app hash wrote it');
+  t.equal(JSON.stringify(await store.userFills(a, 1000)), JSON.stringify([...(all.get(a) as FillRecord[])].reverse()), 'fills of all three forms, fields in order');
 });

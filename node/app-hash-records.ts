@@ -1,0 +1,115 @@
+// Fill and order status records as app hash versions 2 and 3 write them (node/app-hash.ts),
+// read back. On those chains the store keeps an order's last status of a block and a user's fills
+// of a block as the app hash wrote them, after a marker byte (JSON text, the form of version 1
+// chains and of earlier versions, never starts with one): the event loop writes each record once.
+// A record reads back as the object the exchange made, its fields in the format's order (the
+// order the exchange writes them in); an absent optional field of a fill stays absent, an order's
+// null `cloid` or `tif` reads as null.
+import type { FillRecord, OrderStatus, OrderView } from '../exchange/index.ts';
+import type { OrderStatusRecord } from './stored-records.ts';
+
+/** The first byte of a stored entry of fills records, one after another. */
+export const STORED_FILLS = 1;
+/** The first byte of a stored entry of one order status record. */
+export const STORED_ORDER_STATUS = 2;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class Reader {
+  private at = 1;
+  private readonly view: DataView;
+  private readonly text: Buffer;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get done(): boolean {
+    return this.at >= this.bytes.length;
+  }
+
+  private need(n: number): number {
+    const at = this.at;
+    if (at + n > this.bytes.length) throw new Error('a stored record ends early');
+    this.at = at + n;
+    return at;
+  }
+
+  byte(): number {
+    return this.bytes[this.need(1)] as number;
+  }
+
+  uleb(): number {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 0x80;
+    }
+  }
+
+  str(): string {
+    const head = this.uleb();
+    const n = Math.floor(head / 2);
+    const at = this.need(n);
+    // ASCII as it is; else the UTF-8 of the string's JSON text.
+    return head % 2 === 0 ? this.text.toString('latin1', at, at + n) : (JSON.parse(utf8.decode(this.bytes.subarray(at, at + n))) as string);
+  }
+
+  num(): number {
+    return this.view.getFloat64(this.need(8), true);
+  }
+
+  bool(): boolean {
+    return this.byte() === 1;
+  }
+
+  present(): boolean {
+    return this.byte() === 1;
+  }
+}
+
+function fill(r: Reader): FillRecord {
+  const f: { -readonly [K in keyof FillRecord]: FillRecord[K] } = {
+    coin: r.str(), px: r.str(), sz: r.str(), side: r.str() as FillRecord['side'], time: r.num(), startPosition: r.str(), dir: r.str(), closedPnl: r.str(),
+    hash: r.str(), oid: r.num(), crossed: r.bool(), fee: r.str(), feeToken: r.str(), tid: r.num(),
+  };
+  if (r.present()) f.cloid = r.str();
+  if (r.present()) f.builderFee = r.str();
+  if (r.present()) f.liquidation = { liquidatedUser: r.str(), markPx: r.str(), method: r.str() as NonNullable<FillRecord['liquidation']>['method'] };
+  return f;
+}
+
+function order(r: Reader): OrderView {
+  const o: OrderView = {
+    coin: r.str(), side: r.str() as OrderView['side'], limitPx: r.str(), sz: r.str(), oid: r.num(), timestamp: r.num(), origSz: r.str(),
+    cloid: r.present() ? r.str() : null, reduceOnly: r.bool(), orderType: r.str() as OrderView['orderType'], tif: r.present() ? (r.str() as OrderView['tif']) : null,
+    isTrigger: r.bool(), triggerCondition: r.str(), triggerPx: r.str(), isPositionTpsl: r.bool(), children: [],
+  };
+  const n = r.uleb();
+  for (let i = 0; i < n; i++) (o.children as OrderView[]).push(order(r));
+  return o;
+}
+
+/** A stored entry of fills (first byte `STORED_FILLS`), oldest first. */
+export function readStoredFills(bytes: Uint8Array): FillRecord[] {
+  if (bytes[0] !== STORED_FILLS) throw new Error('not a stored entry of fills');
+  const r = new Reader(bytes);
+  const out: FillRecord[] = [];
+  while (!r.done) out.push(fill(r));
+  return out;
+}
+
+/** A stored entry of an order status (first byte `STORED_ORDER_STATUS`). */
+export function readStoredOrderStatus(bytes: Uint8Array): OrderStatusRecord {
+  if (bytes[0] !== STORED_ORDER_STATUS) throw new Error('not a stored entry of an order status');
+  const r = new Reader(bytes);
+  const status = r.str() as OrderStatus;
+  const statusTimestamp = r.num();
+  const o = order(r);
+  if (!r.done) throw new Error('a stored order status runs on past its record');
+  return { order: o, status, statusTimestamp };
+}
