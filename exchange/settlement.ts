@@ -24,26 +24,29 @@ export interface TakerInfo {
 
 function record(
   ctx: TxContext, m: Market, isBuy: boolean, fill: Fill, oid: number, cloid: string | null, crossed: boolean,
-  extra: { startPosition: string; dir: string; closedPnl: string; fee: bigint; builderFee: bigint },
+  startPosition: string, dir: string, closedPnl: string, fee: bigint, builderFee: bigint,
 ): FillRecord {
-  return {
+  // Optional fields added after the others (the order the app hash and the store write them), not
+  // spread in: a spread allocated two empty objects a fill.
+  const r: { -readonly [K in keyof FillRecord]: FillRecord[K] } = {
     coin: m.name,
     px: formatScaled(fill.px, m.pxDecimals),
     sz: formatScaled(fill.sz, m.szDecimals),
     side: isBuy ? 'B' : 'A',
     time: ctx.time,
-    startPosition: extra.startPosition,
-    dir: extra.dir,
-    closedPnl: extra.closedPnl,
+    startPosition,
+    dir,
+    closedPnl,
     hash: ctx.hash,
     oid,
     crossed,
-    fee: formatScaled(extra.fee + extra.builderFee, USD_DECIMALS),
+    fee: formatScaled(builderFee === 0n ? fee : fee + builderFee, USD_DECIMALS),
     feeToken: m.kind === 'perp' ? 'USDC' : m.quote.name,
     tid: fill.tid,
-    ...(cloid === null ? {} : { cloid }),
-    ...(extra.builderFee === 0n ? {} : { builderFee: formatScaled(extra.builderFee, USD_DECIMALS) }),
   };
+  if (cloid !== null) r.cloid = cloid;
+  if (builderFee !== 0n) r.builderFee = formatScaled(builderFee, USD_DECIMALS);
+  return r;
 }
 
 /**
@@ -82,13 +85,7 @@ function settlePerpSide(
   ctx.events.push({
     kind: 'fill',
     user: acct.address,
-    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, {
-      startPosition: formatScaled(change.startPosition, m.szDecimals),
-      dir: change.dir,
-      closedPnl: formatScaled(change.closedPnl, USD_DECIMALS),
-      fee,
-      builderFee,
-    }),
+    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, formatScaled(change.startPosition, m.szDecimals), change.dir, formatScaled(change.closedPnl, USD_DECIMALS), fee, builderFee),
   });
   return fee;
 }
@@ -107,13 +104,7 @@ function settleSpotSide(
   ctx.events.push({
     kind: 'fill',
     user: acct.address,
-    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, {
-      startPosition: formatScaled(start, TOKEN_DECIMALS),
-      dir: isBuy ? 'Buy' : 'Sell',
-      closedPnl: '0',
-      fee,
-      builderFee,
-    }),
+    fill: record(ctx, m, isBuy, fill, oid, cloid, crossed, formatScaled(start, TOKEN_DECIMALS), isBuy ? 'Buy' : 'Sell', '0', fee, builderFee),
   });
   return fee;
 }
