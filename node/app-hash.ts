@@ -1,4 +1,4 @@
-// The app hash chain: keccak256(previous app hash || keccak256(the block's outputs)), where the
+// The app hash chain: keccak256(previous app hash || digest(the block's outputs)), where the
 // outputs are the transactions' results, the exchange's events, the full state hash on snapshot
 // heights and the EVM state root after the block. Divergence in outputs or EVM state shows at
 // once, silent divergence of exchange state at the next snapshot height. The genesis names how
