@@ -4,7 +4,8 @@
 // chains and of earlier versions, never starts with one): the event loop writes each record once.
 // A record reads back as the object the exchange made, its fields in the format's order (the
 // order the exchange writes them in); an absent optional field of a fill stays absent, an order's
-// null `cloid` or `tif` reads as null.
+// null `cloid` or `tif` reads as null. The markers name this layout: an app hash version that
+// writes records otherwise needs markers of its own.
 import type { FillRecord, OrderStatus, OrderView } from '../exchange/index.ts';
 import type { OrderStatusRecord } from './stored-records.ts';
 

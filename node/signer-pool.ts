@@ -84,7 +84,7 @@ interface Lane {
   /** Batches with the worker, by sequence, jobs kept: a lost worker's are recovered here. */
   readonly inFlight: Map<number, PendingJob[]>;
   readonly evmInFlight: Map<number, PendingEvm[]>;
-  /** Keccak inputs with the worker (kept: a lost worker's are hashed here). */
+  /** Digest inputs with the worker (kept: a lost worker's are hashed here). */
   readonly hashInFlight: Map<number, PendingHash>;
   queued: number;
 }

@@ -194,7 +194,7 @@ export class ChainStore {
     const fillsPrefix = sublevelPrefix(this.fills);
     for (const [user, mine] of fillsOf) {
       const k = bytes.key(fillsPrefix, user, mine.seq);
-      const v = written !== undefined && mine.at !== null ? bytes.records(STORED_FILLS, written, mine.at) : bytes.fills(mine.fills);
+      const v = k === null ? null : written !== undefined && mine.at !== null ? bytes.records(STORED_FILLS, written, mine.at) : bytes.fills(mine.fills);
       if (!putBytes(k, v)) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
     const ordersPrefix = sublevelPrefix(this.orders);
@@ -203,7 +203,8 @@ export class ChainStore {
       const oid = o.record.order.oid;
       const k = bytes.key(ordersPrefix, o.user, oid);
       let v: Uint8Array | null;
-      if (written !== undefined && o.at !== undefined) {
+      if (k === null) v = null;
+      else if (written !== undefined && o.at !== undefined) {
         one[0] = o.at;
         v = bytes.records(STORED_ORDER_STATUS, written, one);
       } else v = bytes.orderStatus(o.record);
