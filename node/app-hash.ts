@@ -23,7 +23,7 @@
 // optional; liquidation as liquidatedUser, markPx, method). Order status: user, status,
 // statusTimestamp, then the order as OrderView's fields in ORDER_FIELDS' order (cloid and tif
 // nullable, children a list of orders).
-import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalKeccak, concatBytes, hexToBytes, keccak256, sha256 } from '../primitives/index.ts';
+import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalKeccak, concatBytes, hexToBytes, keccak256, digestBytes, type DigestName } from '../primitives/index.ts';
 import type { ExchangeEvent, FillRecord, OrderView } from '../exchange/index.ts';
 import type { AppHashVersion } from '../genesis/index.ts';
 
@@ -38,21 +38,14 @@ export interface BlockOutputs {
   readonly evm: string;
 }
 
-/** The digest of a block's written outputs, by app hash version (1 and 2 Keccak-256, 3 SHA-256). */
-export type OutputsDigest = 'keccak256' | 'sha256';
-
 /**
  * Hashes `bytes` off the event loop. `bytes` may be a view of shared memory, left unchanged until
  * the promise settles.
  */
-export type OffLoopDigest = (bytes: Uint8Array, digest: OutputsDigest) => Promise<Uint8Array>;
+export type OffLoopDigest = (bytes: Uint8Array, digest: DigestName) => Promise<Uint8Array>;
 
-const digestOf = (version: AppHashVersion): OutputsDigest => (version === 3 ? 'sha256' : 'keccak256');
-
-/** `digest` of `bytes`, here. */
-export function outputsDigest(bytes: Uint8Array, digest: OutputsDigest): Uint8Array {
-  return digest === 'sha256' ? sha256(bytes) : keccak256(bytes);
-}
+/** The digest of a block's written outputs, by app hash version (1 and 2 Keccak-256, 3 SHA-256). */
+const digestOf = (version: AppHashVersion): DigestName => (version === 3 ? 'sha256' : 'keccak256');
 
 /** The app hash after a block whose outputs are `outputs`, hashed here. */
 export function nextAppHash(prev: string, outputs: BlockOutputs, version: AppHashVersion): string {
@@ -63,7 +56,7 @@ export function nextAppHash(prev: string, outputs: BlockOutputs, version: AppHas
   }
   const written = writeOutputs(outputs);
   try {
-    return chainedAppHash(prev, outputsDigest(written.bytes, digestOf(version)));
+    return chainedAppHash(prev, digestBytes(written.bytes, digestOf(version)));
   } finally {
     written.release();
   }
@@ -96,7 +89,7 @@ export async function writtenAppHash(prev: string, written: WrittenOutputs, vers
   const digest = digestOf(version);
   const { bytes } = written;
   // The worker reads the shared buffer in place; it is not written again until released.
-  return chainedAppHash(prev, hasher !== undefined && bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes, digest) : outputsDigest(bytes, digest));
+  return chainedAppHash(prev, hasher !== undefined && bytes.length >= OFF_LOOP_HASH_BYTES ? await hasher(bytes, digest) : digestBytes(bytes, digest));
 }
 
 /** Below this, hashing on the event loop costs less than the trip to a worker and back. */

@@ -7,8 +7,7 @@
 // (submit), and a batch's common jobs and their answers packed in one buffer each way
 // (signer-wire.ts), as EVM signatures do.
 import { Worker } from 'node:worker_threads';
-import { canonicalBytesTo, count, nameThread, timed } from '../primitives/index.ts';
-import { outputsDigest, type OutputsDigest } from './app-hash.ts';
+import { canonicalBytesTo, count, digestBytes, nameThread, timed, type DigestName } from '../primitives/index.ts';
 import type { AuthConfig, Binding, SignedFields } from '../exchange/index.ts';
 import { packEvmJobs, readEvmSender, recoverEvmSender, type EvmSender, type EvmSignature } from './evm-signature.ts';
 import { runJob, type RecoveryJob, type RecoveryOut } from './signer-worker.ts';
@@ -35,7 +34,7 @@ export interface SignerRecovery {
    * for inputs large enough to pay for the trip, such as a busy block's app hash. A view of shared
    * memory is read in place, not copied; the caller leaves it unchanged until the answer.
    */
-  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array>;
+  digest(bytes: Uint8Array, digest: DigestName): Promise<Uint8Array>;
   /** Jobs waiting or in flight (metrics). */
   queueLength(): number;
   close(): Promise<void>;
@@ -60,8 +59,8 @@ export class InlineRecovery implements SignerRecovery {
     return timed('recovery', () => runJob(this.auth, { tx }).candidates ?? []);
   }
 
-  async digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
-    return outputsDigest(bytes, digest);
+  async digest(bytes: Uint8Array, digest: DigestName): Promise<Uint8Array> {
+    return digestBytes(bytes, digest);
   }
 
   queueLength(): number {
@@ -72,7 +71,7 @@ export class InlineRecovery implements SignerRecovery {
 }
 
 type PendingJob = { job: RecoveryJob; resolve: (a: RecoveryOut) => void };
-type PendingHash = { bytes: Uint8Array; digest: OutputsDigest; resolve: (hash: Uint8Array) => void };
+type PendingHash = { bytes: Uint8Array; digest: DigestName; resolve: (hash: Uint8Array) => void };
 type PendingEvm = { sig: EvmSignature; resolve: (s: EvmSender | null) => void };
 
 interface Lane {
@@ -480,7 +479,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
     const evm = [...[...lane.evmInFlight.values()].flat(), ...lane.evmPending];
     const hashes = [...lane.hashInFlight.values()];
     lane.hashInFlight.clear();
-    for (const { bytes, digest, resolve } of hashes) resolve(outputsDigest(bytes, digest));
+    for (const { bytes, digest, resolve } of hashes) resolve(digestBytes(bytes, digest));
     lane.inFlight.clear();
     lane.evmInFlight.clear();
     lane.pending = [];
@@ -490,10 +489,10 @@ export class WorkerPoolRecovery implements SignerRecovery {
     for (const { sig, resolve } of evm) resolve(timed('recovery', () => recoverEvmSender(sig)));
   }
 
-  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
+  digest(bytes: Uint8Array, digest: DigestName): Promise<Uint8Array> {
     let lane: Lane | undefined;
     for (const l of this.lanes) if (lane === undefined || l.queued + l.hashInFlight.size < lane.queued + lane.hashInFlight.size) lane = l;
-    if (lane === undefined || this.closing) return Promise.resolve(outputsDigest(bytes, digest));
+    if (lane === undefined || this.closing) return Promise.resolve(digestBytes(bytes, digest));
     const seq = this.seq++;
     const to = lane;
     // Shared memory travels as itself; other bytes are cloned, not transferred: a lost worker's
@@ -521,7 +520,7 @@ export class WorkerPoolRecovery implements SignerRecovery {
       for (const b of lane.evmInFlight.values()) for (const p of b) p.resolve(null);
       for (const p of lane.pending) p.resolve(NONE);
       for (const p of lane.evmPending) p.resolve(null);
-      for (const p of lane.hashInFlight.values()) p.resolve(outputsDigest(p.bytes, p.digest));
+      for (const p of lane.hashInFlight.values()) p.resolve(digestBytes(p.bytes, p.digest));
     }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
@@ -576,7 +575,7 @@ export class BackgroundPoolRecovery implements SignerRecovery {
     return this.current.candidates(tx);
   }
 
-  digest(bytes: Uint8Array, digest: OutputsDigest): Promise<Uint8Array> {
+  digest(bytes: Uint8Array, digest: DigestName): Promise<Uint8Array> {
     return this.current.digest(bytes, digest);
   }
 

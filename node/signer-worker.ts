@@ -8,8 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { txHash, txLeaf } from '../consensus/index.ts';
 import { allowedBindings, distinctAddresses, hyperliquidDigests, signerDigest, type AuthConfig, type Binding, type SignedFields } from '../exchange/index.ts';
-import { canonicalize, count, currentThreadId, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type RecoveryItem } from '../primitives/index.ts';
-import { outputsDigest, type OutputsDigest } from './app-hash.ts';
+import { canonicalize, count, currentThreadId, digestBytes, recoverAddresses, recoverKeys, verifiable, verifyKeys, type Address, type DigestName, type RecoveryItem } from '../primitives/index.ts';
 import { recoverEvmPacked } from './evm-signature.ts';
 import { packOuts, unpackJobs } from './signer-wire.ts';
 import { decodeRequest, encodeRequest } from './tx-codec.ts';
@@ -41,7 +40,7 @@ export type RecoveryBatch =
   | { readonly seq: number; readonly packed: Uint8Array }
   | { readonly seq: number; readonly evm: Uint8Array }
   /** Bytes to hash (a big block's app hash input, possibly shared memory), off the event loop. */
-  | { readonly seq: number; readonly digest: OutputsDigest; readonly bytes: Uint8Array };
+  | { readonly seq: number; readonly digest: DigestName; readonly bytes: Uint8Array };
 
 export interface RecoveryOut {
   /** The recovered address, or null. */
@@ -217,7 +216,7 @@ if (parentPort !== null && (workerData as { auth?: AuthConfig } | null | undefin
   const port = parentPort;
   port.on('message', (batch: RecoveryBatch) => {
     if ('digest' in batch) {
-      const hash = outputsDigest(batch.bytes, batch.digest);
+      const hash = digestBytes(batch.bytes, batch.digest);
       port.postMessage({ seq: batch.seq, hash }, [hash.buffer as ArrayBuffer]);
     } else if ('evm' in batch) {
       const evm = recoverEvmPacked(batch.evm);

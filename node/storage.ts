@@ -198,16 +198,10 @@ export class ChainStore {
       if (!putBytes(k, v)) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
     const ordersPrefix = sublevelPrefix(this.orders);
-    const one = [0];
     for (const o of w.orderStatuses) {
       const oid = o.record.order.oid;
       const k = bytes.key(ordersPrefix, o.user, oid);
-      let v: Uint8Array | null;
-      if (k === null) v = null;
-      else if (written !== undefined && o.at !== undefined) {
-        one[0] = o.at;
-        v = bytes.records(STORED_ORDER_STATUS, written, one);
-      } else v = bytes.orderStatus(o.record);
+      const v = k === null ? null : written !== undefined && o.at !== undefined ? bytes.record(STORED_ORDER_STATUS, written, o.at) : bytes.orderStatus(o.record);
       if (!putBytes(k, v)) put(`${o.user}!${key(oid)}`, packOrderStatus(o.record), this.orders);
     }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);

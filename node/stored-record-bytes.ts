@@ -56,21 +56,27 @@ export class RecordBytes {
    * (node/app-hash-records.ts reads them back).
    */
   records(mark: number, from: WrittenOutputs, at: readonly number[]): Uint8Array {
-    const { bytes, starts, ends } = from;
     let n = 1;
-    for (let i = 0; i < at.length; i++) n += (ends[at[i] as number] as number) - (starts[at[i] as number] as number);
+    for (let i = 0; i < at.length; i++) n += recordLength(from, at[i] as number);
     this.begin(n);
-    const buf = this.buf;
-    let pos = this.pos;
-    buf[pos++] = mark;
-    for (let i = 0; i < at.length; i++) {
-      const s = starts[at[i] as number] as number;
-      const e = ends[at[i] as number] as number;
-      buf.set(bytes.subarray(s, e), pos);
-      pos += e - s;
-    }
-    this.pos = pos;
+    this.buf[this.pos++] = mark;
+    for (let i = 0; i < at.length; i++) this.copyRecord(from, at[i] as number);
     return this.end();
+  }
+
+  /** `records` of the one event `i`. */
+  record(mark: number, from: WrittenOutputs, i: number): Uint8Array {
+    this.begin(1 + recordLength(from, i));
+    this.buf[this.pos++] = mark;
+    this.copyRecord(from, i);
+    return this.end();
+  }
+
+  private copyRecord(from: WrittenOutputs, i: number): void {
+    const s = from.starts[i] as number;
+    const e = from.ends[i] as number;
+    this.buf.set(from.bytes.subarray(s, e), this.pos);
+    this.pos += e - s;
   }
 
   /** `JSON.stringify(packFills(fills))`, or null. */
@@ -198,5 +204,7 @@ export class RecordBytes {
     this.pos = at + 16;
   }
 }
+
+const recordLength = (from: WrittenOutputs, i: number): number => (from.ends[i] as number) - (from.starts[i] as number);
 
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));

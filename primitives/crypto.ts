@@ -92,6 +92,14 @@ export function keccak256(data: Uint8Array): Uint8Array {
   return new Uint8Array(nativeKeccak.squeeze(32));
 }
 
+/** A digest chosen by name (the app hash's versions pick one; signer workers run either). */
+export type DigestName = 'keccak256' | 'sha256';
+
+/** `name`'s digest of `data`. */
+export function digestBytes(data: Uint8Array, name: DigestName): Uint8Array {
+  return name === 'sha256' ? sha256(data) : keccak256(data);
+}
+
 /**
  * SHA-256 through OpenSSL, which uses the CPU's SHA extensions where it has them: about 1.7 GB/s
  * here against about 350 MB/s for Keccak, for big inputs hashed by choice (an app hash version 3
