@@ -23,6 +23,7 @@ export { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderS
 export { RecordBytes } from './stored-record-bytes.ts';
 export {
   Indexer, IndexerClient, INDEXER_THREAD_LIMITS, LevelHistoryStore, PostgresHistoryStore, RETENTION, indexedBlock, sampleBlock, openHistoryStore, migrate, HISTORY_MIGRATIONS,
+  PACK_ROWS, packTrades, unpackTrades,
   type HistoryStore, type HistoryBatch, type IndexedBlock, type HistoryStoreConfig, type CoinHourRow,
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';

@@ -2,6 +2,7 @@
 export { Indexer, RETENTION, type IndexProgress } from './indexer.ts';
 export { indexedBlock, sampleBlock, sampleState, BOOK_SNAPSHOT_MS, BOOK_SNAPSHOT_DEPTH, type IndexedBlock, type TradeTuple } from './indexed-block.ts';
 export { LevelHistoryStore } from './level-store.ts';
+export { PACK_ROWS, packTrades, unpackTrades, type PackedTrades } from './trade-pack.ts';
 export { CANDLE_BUCKET_SLOTS } from './candle-line.ts';
 export { rebuildHistory, progressReporter, type IndexerSink } from './rebuild.ts';
 export type { HistoryStore, HistoryBatch, CoinHourRow } from './store.ts';

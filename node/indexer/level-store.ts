@@ -10,6 +10,7 @@ import type {
 import { addDecimals, GROWING_STORE_OPTIONS, sublevelPrefix, writeBatch } from '../../primitives/index.ts';
 import { CANDLE_INTERVALS } from '../candles.ts';
 import { CANDLE_BUCKET_SLOTS, candleLine, candleOfLine, lineTime, takeCandleLines } from './candle-line.ts';
+import { packTrades, unpackTrades } from './trade-pack.ts';
 import type { CoinHourRow, HistoryBatch, HistoryStore } from './store.ts';
 
 
@@ -48,7 +49,8 @@ export class LevelHistoryStore implements HistoryStore {
     this.db = new Level<string, unknown>(path, { ...GROWING_STORE_OPTIONS, valueEncoding: 'json' });
     const sub = <V>(name: string) => this.db.sublevel<string, V>(name, { valueEncoding: 'json' });
     this.meta = sub<unknown>('meta');
-    this.tradeRows = sub<TradeRow>('t');
+    // Up to PACK_ROWS trades of a market and block an entry (trade-pack.ts), keyed by the first's time and id.
+    this.tradeRows = sub<unknown>('t');
     // A bucket is text: its candle lines (`t,o,h,l,c,v,n`) oldest first, joined by newlines.
     this.candleBuckets = this.db.sublevel<string, string>('c', { valueEncoding: 'utf8' });
     this.fundingRows = sub<FundingRow>('f');
@@ -87,7 +89,8 @@ export class LevelHistoryStore implements HistoryStore {
         sublevelPrefix(sublevel) + key,
         sublevel === this.candleBuckets ? (value as string) : JSON.stringify(value),
       );
-      for (const t of b.trades) put(this.tradeRows, `${t.coin}!${hex(t.time)}!${hex(t.id)}`, t);
+      const tradesPrefix = sublevelPrefix(this.tradeRows);
+      for (const p of packTrades(b.trades)) batch.put(`${tradesPrefix}${p.coin}!${hex(p.time)}!${hex(p.firstId)}`, p.text);
       for (const [key, lines] of candles) put(this.candleBuckets, key, lines.join('\n'));
       for (const f of b.funding) put(this.fundingRows, `${f.coin}!${f.interval}!${hex(f.time)}!${hex(f.id)}`, f);
       for (const l of b.liquidations) {
@@ -195,8 +198,38 @@ export class LevelHistoryStore implements HistoryStore {
     return (await sub.values({ gte: `${prefix}${hex(Math.max(0, q.start))}`, lt, reverse: true, limit: q.limit }).all()) as T[];
   }
 
-  trades(coin: string, q: RangeQuery): Promise<TradeRow[]> {
-    return this.range<TradeRow>(this.tradeRows, `${coin}!`, q);
+  /** As `range`, over entries of several trades: an entry holding the cursor's trade is read from the row before it. */
+  async trades(coin: string, q: RangeQuery): Promise<TradeRow[]> {
+    if (q.limit === 0) return [];
+    const prefix = `${coin}!`;
+    let lt = `${prefix}${hex(q.end)}!${END}`;
+    const before = q.before;
+    if (before !== null) {
+      const b = `${prefix}${hex(before.time)}!${hex(before.id)}`;
+      if (b < lt) lt = b;
+    }
+    const out: TradeRow[] = [];
+    const limit = q.limit < 0 ? Infinity : q.limit;
+    const it = this.tradeRows.values({ gte: `${prefix}${hex(Math.max(0, q.start))}`, lt, reverse: true });
+    try {
+      for (;;) {
+        // An entry holds at least one row: the rows still wanted bound the entries to read.
+        const entries = await it.nextv(Math.min(1000, limit - out.length));
+        if (entries.length === 0) break;
+        for (const entry of entries) {
+          const rows = unpackTrades(coin, entry);
+          for (let i = rows.length - 1; i >= 0; i--) {
+            const r = rows[i] as TradeRow;
+            if (before !== null && (r.time > before.time || (r.time === before.time && r.id >= before.id))) continue;
+            out.push(r);
+            if (out.length >= limit) return out;
+          }
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
   }
 
   funding(coin: string, interval: '1h' | '8h', q: RangeQuery): Promise<FundingRow[]> {
