@@ -10,7 +10,8 @@ import { settleOrderMargins } from './order-margin.ts';
 /** `resized`: orders whose size changed or that rested without a reserve (see `settleOrderMargins`). */
 export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string, resized: readonly BookOrder[] = NO_ORDERS): void {
   const acct = accountOf(ctx.state, owner);
-  for (const isBuy of [true, false]) {
+  for (let side = 0; side < 2; side++) {
+    const isBuy = side === 0;
     let room = closableLots(acct, m.asset, isBuy);
     if (m.engine.ownerReduceOnlyLots(owner, isBuy) <= room) continue; // they all fit
     // Keep the oldest that fit (by queue sequence: list order is not part of the state), cancel the rest.
@@ -28,7 +29,8 @@ export function afterPositionChange(ctx: TxContext, m: PerpMarket, owner: string
     }
   }
   const szi = acct.positions.get(m.asset)?.szi ?? 0;
-  for (const t of [...m.triggers.ofOwner(owner)]) {
+  // Most owners have no trigger orders: no generator and no copy of it then.
+  if (m.triggers.count(owner) > 0) for (const t of [...m.triggers.ofOwner(owner)]) {
     // A position TP/SL closes the position: gone when it is, or when it turned the other way.
     if (t.grouping === 'positionTpsl' && (szi === 0 || szi > 0 === t.isBuy)) {
       m.triggers.remove(t.oid);

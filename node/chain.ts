@@ -403,8 +403,9 @@ export class Chain implements BftApp {
     const fills: { user: string; seq: number; fill: (ExchangeEvent & { kind: 'fill' })['fill']; at: number }[] = [];
     // The last status of each order in the block: an order placed and filled within one block
     // (most quotes in a busy block) is written once, with the value the later put would leave.
-    // By user, then oid (no key string an order).
-    const orderStatuses = new Map<string, Map<number, { user: string; record: OrderStatusRecord; at: number }>>();
+    // By user, then oid (no key string an order), to the event's index: the record is made once,
+    // for the last.
+    const lastStatus = new Map<string, Map<number, number>>();
     let fillSeq = this.execHead.fillSeq;
     const fundings: { user: string; seq: number; funding: FundingRecord }[] = [];
     const fundingRates: FundingRateRecord[] = [];
@@ -414,13 +415,20 @@ export class Chain implements BftApp {
       const e = events[at] as ExchangeEvent;
       if (e.kind === 'fill') fills.push({ user: e.user, seq: fillSeq++, fill: e.fill, at });
       else if (e.kind === 'order') {
-        let mine = orderStatuses.get(e.user);
-        if (mine === undefined) orderStatuses.set(e.user, (mine = new Map()));
-        mine.set(e.order.oid, { user: e.user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp }, at });
+        let mine = lastStatus.get(e.user);
+        if (mine === undefined) lastStatus.set(e.user, (mine = new Map()));
+        mine.set(e.order.oid, at);
       }
       else if (e.kind === 'funding') fundings.push({ user: e.user, seq: fillSeq++, funding: e.funding });
       else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
       else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
+    }
+    const orderStatuses: { user: string; record: OrderStatusRecord; at: number }[] = [];
+    for (const [user, mine] of lastStatus) {
+      for (const at of mine.values()) {
+        const e = events[at] as ExchangeEvent & { kind: 'order' };
+        orderStatuses.push({ user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp }, at });
+      }
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };
     // Encoded below, before the next block executes: the snapshot's view holds live objects (trigger orders).
@@ -431,7 +439,7 @@ export class Chain implements BftApp {
     this.bus.publishExecuted({ header: block.header, events: executed.events });
     const written = executed.written;
     const write = {
-      block, signers, commit, head, fills, orderStatuses: [...orderStatuses.values()].flatMap((mine) => [...mine.values()]), fundings, fundingRates, liquidations, candles, portfolio, snapshot,
+      block, signers, commit, head, fills, orderStatuses, fundings, fundingRates, liquidations, candles, portfolio, snapshot,
       sync: block.txs.length > 0, ...(written !== undefined ? { written } : {}),
     };
     // Encoded into LevelDB's batch now; the records need not live until the write.
