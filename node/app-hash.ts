@@ -23,7 +23,7 @@
 // optional; liquidation as liquidatedUser, markPx, method). Order status: user, status,
 // statusTimestamp, then the order as OrderView's fields in ORDER_FIELDS' order (cloid and tif
 // nullable, children a list of orders).
-import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalKeccak, concatBytes, hexToBytes, isPlain, keccak256, digestBytes, type DigestName } from '../primitives/index.ts';
+import { bytesToHex, canonicalBytes, canonicalBytesTo, canonicalKeccak, concatBytes, hexToBytes, keccak256, digestBytes, type DigestName } from '../primitives/index.ts';
 import type { ExchangeEvent, FillRecord, OrderView } from '../exchange/index.ts';
 import type { AppHashVersion } from '../genesis/index.ts';
 
@@ -166,7 +166,7 @@ export function writeOutputs(outputs: BlockOutputs): WrittenOutputs {
   buf = slot.buf;
   view = new DataView(buf.buffer);
   pos = 0;
-  head(outputs);
+  canonicalBytesTo({ evm: outputs.evm, results: outputs.results, state: outputs.state }, raw);
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as ExchangeEvent;
     if (e.kind === 'fill') {
@@ -206,134 +206,6 @@ export function writeOutputs(outputs: BlockOutputs): WrittenOutputs {
       free.push(slot);
     },
   };
-}
-
-/**
- * `canonicalBytesTo({ evm, results, state }, raw)`: the same bytes, with each result of an order
- * action (most of a busy block's) written by its shape instead of the generic walk, which reads
- * every object's keys and sorts them (9 µs of a 20-order action's event loop, session 35). A
- * result that is not exactly that shape (plain objects, no other keys, strings and finite
- * numbers where expected) is written by the generic writer from where it started.
- */
-function head(outputs: BlockOutputs): void {
-  const { evm, results, state } = outputs;
-  if (typeof evm !== 'string' || !Array.isArray(results)) return canonicalBytesTo({ evm, results, state }, raw);
-  ascii('{"evm":');
-  jsonStr(evm);
-  ascii(',"results":[');
-  for (let i = 0; i < results.length; i++) {
-    if (i > 0) ascii(',');
-    const start = pos;
-    if (!orderResult(results[i])) {
-      pos = start;
-      canonicalBytesTo(results[i], raw);
-    }
-  }
-  ascii(']');
-  if (state !== undefined) {
-    ascii(',"state":');
-    canonicalBytesTo(state, raw);
-  }
-  ascii('}');
-}
-
-/** Own keys (of a plain object) all among `keys`, which are sorted: what the canonical writer would write. */
-function within(o: unknown, keys: readonly string[]): o is Record<string, unknown> {
-  if (typeof o !== 'object' || o === null || Object.getPrototypeOf(o) !== Object.prototype) return false;
-  for (const k in o) if (!keys.includes(k)) return false;
-  return true;
-}
-
-const ENTRY = ['hash', 'result'];
-const RESULT = ['response', 'status'];
-const RESPONSE = ['data', 'type'];
-const DATA = ['statuses'];
-const RESTING = ['cloid', 'oid'];
-const FILLED = ['avgPx', 'cloid', 'oid', 'totalSz'];
-
-/** `{"hash":…,"result":{"response":{"data":{"statuses":[…]},"type":"order"},"status":"ok"}}`, or false. */
-function orderResult(entry: unknown): boolean {
-  if (!within(entry, ENTRY) || typeof entry.hash !== 'string') return false;
-  const result = entry.result;
-  if (!within(result, RESULT) || result.status !== 'ok') return false;
-  const response = result.response;
-  if (!within(response, RESPONSE) || response.type !== 'order') return false;
-  const data = response.data;
-  if (!within(data, DATA) || !Array.isArray(data.statuses)) return false;
-  const statuses = data.statuses as unknown[];
-  ascii('{"hash":');
-  jsonStr(entry.hash);
-  ascii(',"result":{"response":{"data":{"statuses":[');
-  for (let i = 0; i < statuses.length; i++) {
-    if (i > 0) ascii(',');
-    if (!orderStatus(statuses[i])) return false;
-  }
-  ascii(']},"type":"order"},"status":"ok"}}');
-  return true;
-}
-
-/** `{"resting":{…}}`, `{"filled":{…}}` or `{"error":"…"}`, or false. */
-function orderStatus(s: unknown): boolean {
-  if (typeof s !== 'object' || s === null || Object.getPrototypeOf(s) !== Object.prototype) return false;
-  let key: string | null = null;
-  for (const k in s) {
-    if (key !== null) return false;
-    key = k;
-  }
-  const v = (s as Record<string, unknown>)[key ?? ''];
-  if (key === 'error') {
-    if (typeof v !== 'string') return false;
-    ascii('{"error":');
-    jsonStr(v);
-    ascii('}');
-    return true;
-  }
-  const fields = key === 'resting' ? RESTING : key === 'filled' ? FILLED : null;
-  if (fields === null || !within(v, fields)) return false;
-  ascii(key === 'resting' ? '{"resting":{' : '{"filled":{');
-  let first = true;
-  for (const f of fields) {
-    const x = v[f];
-    if (x === undefined) continue;
-    ascii(first ? '"' : ',"');
-    first = false;
-    ascii(f);
-    ascii('":');
-    if (typeof x === 'string') jsonStr(x);
-    else if (typeof x === 'number' && Number.isFinite(x)) ascii(`${x}`); // JSON.stringify's text (-0 as 0)
-    else return false;
-  }
-  ascii('}}');
-  return true;
-}
-
-/** ASCII text as it is. */
-function ascii(t: string): void {
-  const n = t.length;
-  room(n);
-  for (let i = 0; i < n; i++) buf[pos + i] = t.charCodeAt(i);
-  pos += n;
-}
-
-/** A JSON string as canonical JSON writes it: as it is when plain ASCII, else JSON.stringify's text in UTF-8. */
-function jsonStr(t: string): void {
-  const n = t.length;
-  room(n + 2);
-  const at = pos;
-  buf[at] = 0x22;
-  for (let i = 0; i < n; i++) {
-    const c = t.charCodeAt(i);
-    if (!isPlain(c)) {
-      const bytes = encoder.encode(JSON.stringify(t));
-      room(bytes.length);
-      buf.set(bytes, at);
-      pos = at + bytes.length;
-      return;
-    }
-    buf[at + 1 + i] = c;
-  }
-  buf[at + 1 + n] = 0x22;
-  pos = at + n + 2;
 }
 
 function fill(f: FillRecord): void {
