@@ -72,18 +72,11 @@ export class RecordBytes {
     return this.end();
   }
 
-  /**
-   * A byte loop: records are tens to hundreds of bytes, for which `subarray` + `set` cost more than
-   * the copy (a view allocated each, and `subarray`'s species lookup).
-   */
   private copyRecord(from: WrittenOutputs, i: number): void {
     const s = from.starts[i] as number;
-    const n = (from.ends[i] as number) - s;
-    const src = from.bytes;
-    const to = this.buf;
-    const at = this.pos;
-    for (let j = 0; j < n; j++) to[at + j] = src[s + j] as number;
-    this.pos = at + n;
+    const e = from.ends[i] as number;
+    this.buf.set(from.bytes.subarray(s, e), this.pos);
+    this.pos += e - s;
   }
 
   /** `JSON.stringify(packFills(fills))`, or null. */
