@@ -209,7 +209,7 @@ export class LevelHistoryStore implements HistoryStore {
       if (b < lt) lt = b;
     }
     const out: TradeRow[] = [];
-    const limit = q.limit < 0 ? Infinity : q.limit;
+    const limit = Number.isInteger(q.limit) && q.limit >= 0 ? q.limit : Infinity; // as LevelDB's iterators read a limit
     const it = this.tradeRows.values({ gte: `${prefix}${hex(Math.max(0, q.start))}`, lt, reverse: true });
     try {
       for (;;) {
