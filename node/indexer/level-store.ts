@@ -18,6 +18,19 @@ const hex = (n: number) => n.toString(16).padStart(14, '0');
 /** The last key of a prefix's range: '~' sorts after every hex digit and '!'. */
 const END = '~';
 
+/**
+ * The keys of `prefix`'s entries with start <= time <= end, below the cursor when there is one:
+ * keys are `prefix + hex(time) + "!" + hex(id)`.
+ */
+function rangeKeys(prefix: string, q: RangeQuery): { gte: string; lt: string } {
+  let lt = `${prefix}${hex(q.end)}!${END}`;
+  if (q.before !== null) {
+    const b = `${prefix}${hex(q.before.time)}!${hex(q.before.id)}`;
+    if (b < lt) lt = b;
+  }
+  return { gte: `${prefix}${hex(Math.max(0, q.start))}`, lt };
+}
+
 interface Clearable {
   clear(range: { gte: string; lt: string }): Promise<void>;
   keys(range: { gt: string; limit: number }): { all(): Promise<string[]> };
@@ -190,27 +203,16 @@ export class LevelHistoryStore implements HistoryStore {
 
   /** Newest first within `prefix`, by (time, id). */
   private async range<T>(sub: { values(o: object): { all(): Promise<unknown[]> } }, prefix: string, q: RangeQuery): Promise<T[]> {
-    let lt = `${prefix}${hex(q.end)}!${END}`;
-    if (q.before !== null) {
-      const b = `${prefix}${hex(q.before.time)}!${hex(q.before.id)}`;
-      if (b < lt) lt = b;
-    }
-    return (await sub.values({ gte: `${prefix}${hex(Math.max(0, q.start))}`, lt, reverse: true, limit: q.limit }).all()) as T[];
+    return (await sub.values({ ...rangeKeys(prefix, q), reverse: true, limit: q.limit }).all()) as T[];
   }
 
   /** As `range`, over entries of several trades: an entry holding the cursor's trade is read from the row before it. */
   async trades(coin: string, q: RangeQuery): Promise<TradeRow[]> {
     if (q.limit === 0) return [];
-    const prefix = `${coin}!`;
-    let lt = `${prefix}${hex(q.end)}!${END}`;
     const before = q.before;
-    if (before !== null) {
-      const b = `${prefix}${hex(before.time)}!${hex(before.id)}`;
-      if (b < lt) lt = b;
-    }
     const out: TradeRow[] = [];
     const limit = Number.isInteger(q.limit) && q.limit >= 0 ? q.limit : Infinity; // as LevelDB's iterators read a limit
-    const it = this.tradeRows.values({ gte: `${prefix}${hex(Math.max(0, q.start))}`, lt, reverse: true });
+    const it = this.tradeRows.values({ ...rangeKeys(`${coin}!`, q), reverse: true });
     try {
       for (;;) {
         // An entry holds at least one row: the rows still wanted bound the entries to read.

@@ -58,10 +58,10 @@ class Group {
 
 /**
  * Groups trades (in id order, as the indexer makes them) into entries: one market, one block and
- * one time each, at most `max` rows. A market's entries of one time cover disjoint, ascending id
+ * one time each, at most PACK_ROWS rows. A market's entries of one time cover disjoint, ascending id
  * ranges, so key order is (time, id) order.
  */
-export function packTrades(trades: readonly TradeRow[], max = PACK_ROWS): PackedTrades[] {
+export function packTrades(trades: readonly TradeRow[]): PackedTrades[] {
   const out: PackedTrades[] = [];
   const open = new Map<string, Group>();
   let height = -1;
@@ -72,7 +72,7 @@ export function packTrades(trades: readonly TradeRow[], max = PACK_ROWS): Packed
       height = t.height;
     }
     let g = open.get(t.coin);
-    if (g !== undefined && (g.rows.length >= max || g.time !== t.time)) {
+    if (g !== undefined && (g.rows.length >= PACK_ROWS || g.time !== t.time)) {
       out.push(g.packed());
       g = undefined;
     }
