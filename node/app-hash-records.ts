@@ -1,6 +1,6 @@
 // Fill and order status records as app hash versions 2 and 3 write them (node/app-hash.ts),
-// read back. On those chains the store keeps an order's last status of a block and a user's fills
-// of a block as the app hash wrote them, after a marker byte (JSON text, the form of version 1
+// read back. On those chains the store keeps a user's order statuses of a block (by oid bucket)
+// and a user's fills of a block as the app hash wrote them, after a marker byte (JSON text, the form of version 1
 // chains and of earlier versions, never starts with one): the event loop writes each record once.
 // A record reads back as the object the exchange made, its fields in the format's order (the
 // order the exchange writes them in); an absent optional field of a fill stays absent, an order's
@@ -13,6 +13,8 @@ import type { OrderStatusRecord } from './stored-records.ts';
 export const STORED_FILLS = 1;
 /** The first byte of a stored entry of one order status record. */
 export const STORED_ORDER_STATUS = 2;
+/** The first byte of a stored entry of order status records, one after another. */
+export const STORED_ORDER_STATUSES = 3;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -104,13 +106,26 @@ export function readStoredFills(bytes: Uint8Array): FillRecord[] {
   return out;
 }
 
+function orderStatus(r: Reader): OrderStatusRecord {
+  const status = r.str() as OrderStatus;
+  const statusTimestamp = r.num();
+  return { order: order(r), status, statusTimestamp };
+}
+
 /** A stored entry of an order status (first byte `STORED_ORDER_STATUS`). */
 export function readStoredOrderStatus(bytes: Uint8Array): OrderStatusRecord {
   if (bytes[0] !== STORED_ORDER_STATUS) throw new Error('not a stored entry of an order status');
   const r = new Reader(bytes);
-  const status = r.str() as OrderStatus;
-  const statusTimestamp = r.num();
-  const o = order(r);
+  const s = orderStatus(r);
   if (!r.done) throw new Error('a stored order status runs on past its record');
-  return { order: o, status, statusTimestamp };
+  return s;
+}
+
+/** A stored entry of order statuses (first byte `STORED_ORDER_STATUSES`), in the order written. */
+export function readStoredOrderStatuses(bytes: Uint8Array): OrderStatusRecord[] {
+  if (bytes[0] !== STORED_ORDER_STATUSES) throw new Error('not a stored entry of order statuses');
+  const r = new Reader(bytes);
+  const out: OrderStatusRecord[] = [];
+  while (!r.done) out.push(orderStatus(r));
+  return out;
 }

@@ -17,7 +17,7 @@ export { THREAD_BUNDLE_CACHE, buildThreadBundle, currentBundle, threadEntry } fr
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
-export { ChainStore as ChainStoreForTests } from './storage.ts';
+export { ChainStore as ChainStoreForTests, ORDER_BUCKET } from './storage.ts';
 export { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 export { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 export { RecordBytes } from './stored-record-bytes.ts';
@@ -28,7 +28,7 @@ export {
 } from './indexer/index.ts';
 export { NodeApiKeyStore, API_KEY_MASTER_FILE } from './api-keys.ts';
 export { APP_HASH_V2_FIELDS, nextAppHash, nextAppHashOffLoop, writeOutputs, writeV2 as appHashV2Bytes, type BlockOutputs, type WrittenOutputs } from './app-hash.ts';
-export { STORED_FILLS, STORED_ORDER_STATUS, readStoredFills, readStoredOrderStatus } from './app-hash-records.ts';
+export { STORED_FILLS, STORED_ORDER_STATUS, STORED_ORDER_STATUSES, readStoredFills, readStoredOrderStatus, readStoredOrderStatuses } from './app-hash-records.ts';
 export { createLogger, isLogLevel, LOG_LEVELS, type LogLevel, type Logger, type LoggerOptions } from './logger.ts';
 export { NodeMetrics, MetricsServer, SVC_VERSION, type NodeStatus, type MetricSources } from './metrics.ts';
 export { DataLock, DataDirLockedError, DATA_LOCK_FILE } from './data-lock.ts';

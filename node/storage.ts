@@ -9,7 +9,7 @@ import type { PortfolioRow, PortfolioSample } from './portfolio.ts';
 import { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 import { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 import { RecordBytes } from './stored-record-bytes.ts';
-import { STORED_FILLS, STORED_ORDER_STATUS, readStoredFills, readStoredOrderStatus } from './app-hash-records.ts';
+import { STORED_FILLS, STORED_ORDER_STATUS, STORED_ORDER_STATUSES, readStoredFills, readStoredOrderStatus, readStoredOrderStatuses } from './app-hash-records.ts';
 import type { WrittenOutputs } from './app-hash.ts';
 
 export type { OrderStatusRecord } from './stored-records.ts';
@@ -62,6 +62,14 @@ export interface LocalKv {
 }
 
 const key = (n: number) => n.toString(16).padStart(16, '0');
+
+/**
+ * Order statuses are stored by user, oid bucket and height: oids `b * ORDER_BUCKET` up to
+ * `(b + 1) * ORDER_BUCKET - 1` share bucket `b`. A user's statuses of a block take one entry a
+ * bucket they touch (a 20-order action's orders share one), and finding an order's last status
+ * reads that user's entries of its bucket, newest first: at most a few per order of the bucket.
+ */
+export const ORDER_BUCKET = 1024;
 const utf8 = new TextDecoder();
 const parseJson = (bytes: Uint8Array): unknown => JSON.parse(utf8.decode(bytes));
 
@@ -71,6 +79,7 @@ export class ChainStore {
   private readonly meta;
   private readonly fills;
   private readonly orders;
+  private readonly statuses;
   private readonly fundings;
   private readonly rates;
   private readonly liquidations;
@@ -83,11 +92,13 @@ export class ChainStore {
     this.blocks = this.db.sublevel<string, Uint8Array>('block', { valueEncoding: 'view' });
     this.meta = this.db.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
     // Packed entries (stored-records.ts): a user's fills of one block under its first fill's
-    // sequence number, an order's last status under its oid.
+    // sequence number; a user's order statuses of one block and oid bucket under the bucket and
+    // the height (`ostat`, one entry an order under its oid, is what earlier versions wrote).
     // Each entry is JSON text (stored-records.ts) or, on chains of app hash version 2 or 3, the
     // app hash's records after a marker byte (app-hash-records.ts).
     this.fills = this.db.sublevel<string, Uint8Array>('fill', { valueEncoding: 'view' });
     this.orders = this.db.sublevel<string, Uint8Array>('ostat', { valueEncoding: 'view' });
+    this.statuses = this.db.sublevel<string, Uint8Array>('ostatb', { valueEncoding: 'view' });
     this.fundings = this.db.sublevel<string, FundingRecord>('fund', { valueEncoding: 'json' });
     this.rates = this.db.sublevel<string, FundingRateRecord>('frate', { valueEncoding: 'json' });
     this.liquidations = this.db.sublevel<string, LiquidationRecord>('liq', { valueEncoding: 'json' });
@@ -197,12 +208,29 @@ export class ChainStore {
       const v = k === null ? null : written !== undefined && mine.at !== null ? bytes.records(STORED_FILLS, written, mine.at) : bytes.fills(mine.fills);
       if (!putBytes(k, v)) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
-    const ordersPrefix = sublevelPrefix(this.orders);
+    // By user, then oid bucket; an entry's records in the order given (the last of an oid counts).
+    const statusesOf = new Map<string, Map<number, { records: OrderStatusRecord[]; at: number[] | null }>>();
     for (const o of w.orderStatuses) {
-      const oid = o.record.order.oid;
-      const k = bytes.key(ordersPrefix, o.user, oid);
-      const v = k === null ? null : written !== undefined && o.at !== undefined ? bytes.record(STORED_ORDER_STATUS, written, o.at) : bytes.orderStatus(o.record);
-      if (!putBytes(k, v)) put(`${o.user}!${key(oid)}`, packOrderStatus(o.record), this.orders);
+      let mine = statusesOf.get(o.user);
+      if (mine === undefined) statusesOf.set(o.user, (mine = new Map()));
+      const bucket = Math.floor(o.record.order.oid / ORDER_BUCKET);
+      const group = mine.get(bucket);
+      const at = written !== undefined && o.at !== undefined ? o.at : undefined;
+      if (group === undefined) mine.set(bucket, { records: [o.record], at: at !== undefined ? [at] : null });
+      else {
+        group.records.push(o.record);
+        if (group.at !== null && at !== undefined) group.at.push(at);
+        else group.at = null;
+      }
+    }
+    const statusesPrefix = sublevelPrefix(this.statuses);
+    const height = w.block.header.height;
+    for (const [user, mine] of statusesOf) {
+      for (const [bucket, group] of mine) {
+        const k = bytes.key(statusesPrefix, user, bucket, height);
+        const v = k === null ? null : written !== undefined && group.at !== null ? bytes.records(STORED_ORDER_STATUSES, written, group.at) : bytes.orderStatuses(group.records);
+        if (!putBytes(k, v)) put(`${user}!${key(bucket)}!${key(height)}`, group.records.map(packOrderStatus), this.statuses);
+      }
     }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);
     for (const r of w.fundingRates) put(`${r.coin}!${key(r.time)}`, r, this.rates);
@@ -283,7 +311,13 @@ export class ChainStore {
     return out;
   }
 
+  /** The order's last status: from the newest entry of its user and bucket that holds it, else as an earlier version stored it. */
   async orderStatus(user: string, oid: number): Promise<OrderStatusRecord | undefined> {
+    const bucket = `${user}!${key(Math.floor(oid / ORDER_BUCKET))}!`;
+    for await (const entry of this.statuses.values({ gt: bucket, lt: `${bucket}~`, reverse: true })) {
+      const records = entry[0] === STORED_ORDER_STATUSES ? readStoredOrderStatuses(entry) : (parseJson(entry) as unknown[]).map(unpackOrderStatus);
+      for (let i = records.length - 1; i >= 0; i--) if ((records[i] as OrderStatusRecord).order.oid === oid) return records[i];
+    }
     const stored = await this.orders.get(`${user}!${key(oid)}`);
     if (stored === undefined) return undefined;
     return stored[0] === STORED_ORDER_STATUS ? readStoredOrderStatus(stored) : unpackOrderStatus(parseJson(stored));

@@ -1,13 +1,14 @@
-// The chain store's hot entries written as bytes: an order's last status and a user's fills of a
-// block (stored-records.ts), keys and values, straight into a block's chunks of memory. A busy
-// block writes thousands of them; as strings each cost a packed array, its JSON text, a key built
-// of pieces that LevelDB's binding flattens again, and two padded hex strings (a quarter of the
+// The chain store's hot entries written as bytes: a user's order statuses and fills of a block
+// (stored-records.ts), keys and values, straight into a block's chunks of memory. A busy block
+// writes thousands of them; as strings each cost a packed array, its JSON text, a key built of
+// pieces that LevelDB's binding flattens again, and two padded hex strings (a quarter of the
 // batch mix's allocation). The bytes are exactly the strings' UTF-8: the keys
-// `prefix + user + "!" + hex16(n)` and the values `JSON.stringify(packOrderStatus(r))` and
-// `JSON.stringify(packFills(fills))`. A record of another shape (fields not exactly the packed
-// ones, text that JSON escapes, a number that is not a safe integer where a key needs one) is
-// not written here: the caller writes it as a string. On chains of app hash version 2 or 3 the
-// values are instead the records the app hash wrote, copied after a marker byte (`records`).
+// `prefix + user + "!" + hex16(n)` (then `"!" + hex16(m)` when given) and the values
+// `JSON.stringify(records.map(packOrderStatus))` and `JSON.stringify(packFills(fills))`. A record
+// of another shape (fields not exactly the packed ones, text that JSON escapes, a number that is
+// not a safe integer where a key needs one) is not written here: the caller writes it as a
+// string. On chains of app hash version 2 or 3 the values are instead the records the app hash
+// wrote, copied after a marker byte (`records`).
 import { isPlain } from '../primitives/index.ts';
 import type { FillRecord } from '../exchange/index.ts';
 import { FILL_FIELDS, ORDER_FIELDS, PACKED_V1, type OrderStatusRecord } from './stored-records.ts';
@@ -27,28 +28,45 @@ export class RecordBytes {
   /** Where the record being written started. */
   private start = 0;
 
-  /** `prefix + user + "!" + hex16(n)`, or null when that is not plain ASCII of a safe integer. */
-  key(prefix: string, user: string, n: number): Uint8Array | null {
-    if (!Number.isSafeInteger(n) || n < 0) return null;
-    this.begin(prefix.length + user.length + 17);
+  /**
+   * `prefix + user + "!" + hex16(n)`, then `"!" + hex16(m)` when `m` is given, or null when that
+   * is not plain ASCII of safe non-negative integers.
+   */
+  key(prefix: string, user: string, n: number, m?: number): Uint8Array | null {
+    if (!Number.isSafeInteger(n) || n < 0 || (m !== undefined && (!Number.isSafeInteger(m) || m < 0))) return null;
+    this.begin(prefix.length + user.length + 34);
     if (!this.ascii(prefix) || !this.ascii(user)) return this.abandon();
     this.byte(0x21);
     this.hex16(n);
+    if (m !== undefined) {
+      this.byte(0x21);
+      this.hex16(m);
+    }
     return this.end();
   }
 
-  /** `JSON.stringify(packOrderStatus(r))`, or null. */
-  orderStatus(r: OrderStatusRecord): Uint8Array | null {
-    this.begin(512);
+  /** `JSON.stringify(records.map(packOrderStatus))`, or null. */
+  orderStatuses(records: readonly OrderStatusRecord[]): Uint8Array | null {
+    this.begin(2 + 400 * records.length);
+    this.byte(0x5b);
+    for (let i = 0; i < records.length; i++) {
+      if (i > 0) this.byte(0x2c);
+      if (!this.packedStatus(records[i] as OrderStatusRecord)) return this.abandon();
+    }
+    this.byte(0x5d);
+    return this.end();
+  }
+
+  private packedStatus(r: OrderStatusRecord): boolean {
     this.byte(0x5b);
     this.text(PACKED_TEXT);
     this.byte(0x2c);
-    if (!this.str(r.status)) return this.abandon();
+    if (!this.str(r.status)) return false;
     this.byte(0x2c);
-    if (!this.num(r.statusTimestamp)) return this.abandon();
-    if (!this.fields(r.order, ORDER_FIELDS, true)) return this.abandon();
+    if (!this.num(r.statusTimestamp)) return false;
+    if (!this.fields(r.order, ORDER_FIELDS, true)) return false;
     this.byte(0x5d);
-    return this.end();
+    return true;
   }
 
   /**
@@ -61,14 +79,6 @@ export class RecordBytes {
     this.begin(n);
     this.buf[this.pos++] = mark;
     for (let i = 0; i < at.length; i++) this.copyRecord(from, at[i] as number);
-    return this.end();
-  }
-
-  /** `records` of the one event `i`. */
-  record(mark: number, from: WrittenOutputs, i: number): Uint8Array {
-    this.begin(1 + recordLength(from, i));
-    this.buf[this.pos++] = mark;
-    this.copyRecord(from, i);
     return this.end();
   }
 

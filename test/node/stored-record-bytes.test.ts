@@ -49,9 +49,12 @@ t.test('keys and packed records as bytes are the strings written before, or refu
     for (let i = 0; i < 200; i++) {
       const user = g.pick([`0x${'cd'.repeat(20)}`, `0x${'0'.repeat(39)}1`, 'ü']);
       const n = g.num();
-      views.push([bytes.key('!orders!', user, n), Number.isSafeInteger(n) && n >= 0 && user !== 'ü' ? `!orders!${user}!${n.toString(16).padStart(16, '0')}` : '']);
-      const r: OrderStatusRecord = { order: g.order(), status: g.pick(['open', 'filled', 'canceled'] as const), statusTimestamp: g.num() };
-      views.push([bytes.orderStatus(r), JSON.stringify(packOrderStatus(r))]);
+      const m = g.int(2) === 0 ? undefined : g.num();
+      const keyOk = Number.isSafeInteger(n) && n >= 0 && (m === undefined || (Number.isSafeInteger(m) && m >= 0)) && user !== 'ü';
+      const hex = (x: number) => `!${x.toString(16).padStart(16, '0')}`;
+      views.push([bytes.key('!orders!', user, n, m), keyOk ? `!orders!${user}${hex(n)}${m === undefined ? '' : hex(m)}` : '']);
+      const statuses = Array.from({ length: 1 + g.int(3) }, (): OrderStatusRecord => ({ order: g.order(), status: g.pick(['open', 'filled', 'canceled'] as const), statusTimestamp: g.num() }));
+      views.push([bytes.orderStatuses(statuses), JSON.stringify(statuses.map(packOrderStatus))]);
       const fills = Array.from({ length: 1 + g.int(3) }, g.fill);
       views.push([bytes.fills(fills), JSON.stringify(packFills(fills))]);
     }
@@ -75,11 +78,16 @@ t.test('a record of the exchange\'s shape is written, and one of another shape r
     orderType: 'Limit', tif: 'Gtc', isTrigger: false, triggerCondition: 'N/A', triggerPx: '0', isPositionTpsl: false, children: [],
   };
   const r: OrderStatusRecord = { order, status: 'filled', statusTimestamp: 1795938410115 };
-  t.equal(text(bytes.orderStatus(r)), JSON.stringify(packOrderStatus(r)));
-  t.equal(bytes.orderStatus({ ...r, order: Object.assign(Object.create({ inherited: 1 }) as object, order) as OrderView }), null, 'another prototype');
-  t.equal(bytes.orderStatus({ ...r, order: { ...order, cloid: undefined as unknown as null } }), null, 'an undefined field');
+  t.equal(text(bytes.orderStatuses([r])), JSON.stringify([packOrderStatus(r)]));
+  t.equal(text(bytes.orderStatuses([r, r])), JSON.stringify([packOrderStatus(r), packOrderStatus(r)]));
+  t.equal(text(bytes.orderStatuses([])), '[]');
+  t.equal(bytes.orderStatuses([r, { ...r, order: Object.assign(Object.create({ inherited: 1 }) as object, order) as OrderView }]), null, 'another prototype');
+  t.equal(bytes.orderStatuses([{ ...r, order: { ...order, cloid: undefined as unknown as null } }]), null, 'an undefined field');
   t.equal(bytes.key('!orders!', 'ü', 1), null);
   t.equal(bytes.key('!orders!', '0xab', -1), null);
   t.equal(bytes.key('!orders!', '0xab', 0.5), null);
   t.equal(text(bytes.key('!orders!', '0xab', 2 ** 53 - 1)), `!orders!0xab!${(2 ** 53 - 1).toString(16).padStart(16, '0')}`);
+  t.equal(text(bytes.key('!orders!', '0xab', 1, 255)), `!orders!0xab!${'0'.repeat(15)}1!${'0'.repeat(14)}ff`);
+  t.equal(bytes.key('!orders!', '0xab', 1, -1), null);
+  t.equal(bytes.key('!orders!', '0xab', 1, 2 ** 53), null);
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Level } from 'level';
 import t from 'tap';
-import { ChainStoreForTests, packFills, packOrderStatus, unpackFills, unpackOrderStatus, writeOutputs, type OrderStatusRecord } from '../../node/index.ts';
+import { ChainStoreForTests, ORDER_BUCKET, STORED_ORDER_STATUS, packFills, packOrderStatus, unpackFills, unpackOrderStatus, writeOutputs, type OrderStatusRecord } from '../../node/index.ts';
 import type { ExchangeEvent } from '../../exchange/index.ts';
 import type { FillRecord } from '../../exchange/index.ts';
 import { Harness, USERS } from '../support/exchange.ts';
@@ -141,4 +141,80 @@ t.test('the store answers fills and order statuses across packed and earlier ent
   t.equal(await store.orderStatus(b, placed.order.oid), undefined);
   t.equal(JSON.stringify(await store.orderStatus(b, kept.order.oid)), JSON.stringify({ order: kept.order, status: 'filled', statusTimestamp: 11 }), 'an order status kept as the app hash wrote it');
   t.equal(JSON.stringify(await store.userFills(a, 1000)), JSON.stringify([...(all.get(a) as FillRecord[])].reverse()), 'fills of all three forms, fields in order');
+});
+
+t.test('property: an order\'s status is the last written, across buckets, blocks, forms and earlier entries', async (t) => {
+  const seed = replaySeed(t, 20261129);
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const users = (USERS as string[]).slice(0, 3);
+  const base = restingOrder(null).order;
+  const withCloid = restingOrder(`0x${'56'.repeat(16)}`).order;
+  const statuses = ['open', 'filled', 'canceled', 'triggered'] as const;
+  // Oids across four buckets, crowded at the buckets' edges.
+  const oids = fc.oneof(fc.integer({ min: 0, max: 4 * ORDER_BUCKET }), fc.constantFrom(0, ORDER_BUCKET - 1, ORDER_BUCKET, 2 * ORDER_BUCKET - 1, 3 * ORDER_BUCKET));
+  const update = fc.record({
+    user: fc.constantFrom(...users), oid: oids, status: fc.constantFrom(...statuses), time: fc.nat({ max: 1e6 }),
+    // A record whose shape the packed form does not take goes as the record itself.
+    shape: fc.constantFrom('plain', 'plain', 'plain', 'cloid', 'extra'),
+  });
+  // Each block: its updates, and whether the app hash wrote them (versions 2 and 3) or not (version 1).
+  const blocks = fc.array(fc.record({ updates: fc.array(update, { maxLength: 12 }), written: fc.boolean() }), { minLength: 1, maxLength: 12 });
+  const legacy = fc.array(fc.record({ user: fc.constantFrom(...users), oid: oids, form: fc.constantFrom('object', 'packed', 'records') }), { maxLength: 8 });
+  const hex = (n: number) => n.toString(16).padStart(16, '0');
+  let run = 0;
+  await fc.assert(fc.asyncProperty(legacy, blocks, async (earlier, bs) => {
+    const path = join(dir, `db${run++}`);
+    const model = new Map<string, string>();
+    const record = (u: { oid: number; status: (typeof statuses)[number]; time: number; shape?: string }): OrderStatusRecord => {
+      const order = u.shape === 'cloid' ? { ...withCloid, oid: u.oid } : u.shape === 'extra' ? { ...base, oid: u.oid, zz: 1 } : { ...base, oid: u.oid };
+      return { order: order as never, status: u.status, statusTimestamp: u.time };
+    };
+    // Entries one order each, as earlier versions wrote them.
+    const old = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    const ostat = old.sublevel<string, Uint8Array>('ostat', { valueEncoding: 'view' });
+    for (const e of earlier) {
+      const r = record({ oid: e.oid, status: 'open', time: 1 });
+      let value: Uint8Array;
+      if (e.form === 'records') {
+        const w = writeOutputs({ results: [], events: [{ kind: 'order', user: e.user, status: r.status, statusTimestamp: r.statusTimestamp, order: r.order }], state: undefined, evm: '0x' });
+        value = new Uint8Array([STORED_ORDER_STATUS, ...w.bytes.subarray(w.starts[0], w.ends[0])]);
+        w.release();
+      } else value = Buffer.from(JSON.stringify(e.form === 'packed' ? packOrderStatus(r) : r));
+      await ostat.put(`${e.user}!${hex(e.oid)}`, value);
+      model.set(`${e.user} ${e.oid}`, JSON.stringify(r));
+    }
+    await old.close();
+    const store = new ChainStoreForTests(path);
+    await store.open();
+    try {
+      for (let height = 1; height <= bs.length; height++) {
+        const b = bs[height - 1] as (typeof bs)[number];
+        // The app hash writes only the exchange's fields (an extra one fails to compile there).
+        const orderStatuses: { user: string; record: OrderStatusRecord; at?: number }[] = b.updates.map((u) => ({ user: u.user, record: record(b.written && u.shape === 'extra' ? { ...u, shape: 'plain' } : u) }));
+        let written;
+        if (b.written) {
+          const events: ExchangeEvent[] = [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 1 } }];
+          for (const o of orderStatuses) o.at = events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1;
+          written = writeOutputs({ results: [], events, state: undefined, evm: '0x' });
+        }
+        await store.writeBlock({
+          block: { header: { height }, txs: [] } as never, signers: [], commit: {} as never,
+          head: { height, hash: '0x', time: 0, appHash: '0x', fillSeq: 0 }, fills: [], orderStatuses,
+          fundings: [], fundingRates: [], liquidations: [], candles: [], portfolio: [], snapshot: null, sync: false, ...(written !== undefined ? { written } : {}),
+        });
+        written?.release();
+        for (const o of orderStatuses) model.set(`${o.user} ${o.record.order.oid}`, JSON.stringify(o.record));
+      }
+      const asked = new Set([...model.keys(), ...users.flatMap((u) => [0, ORDER_BUCKET, 4 * ORDER_BUCKET + 1].map((oid) => `${u} ${oid}`))]);
+      for (const k of asked) {
+        const [user, oid] = k.split(' ') as [string, string];
+        const got = await store.orderStatus(user, Number(oid));
+        if ((got === undefined ? undefined : JSON.stringify(got)) !== model.get(k)) throw new Error(`${k}: ${JSON.stringify(got)} against ${model.get(k)}`);
+      }
+      return true;
+    } finally {
+      await store.close();
+    }
+  }), { seed, numRuns: 60 });
 });
