@@ -10,7 +10,7 @@ import {
 import { bytesToHex, count, stageEnd, type PreparedBatch } from '../primitives/index.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Mempool, PendingTx, RecoveredSigners } from './mempool.ts';
-import type { ChainStore, OrderStatusRecord, StoredHead } from './storage.ts';
+import type { ChainStore, StatusWrite, StoredHead } from './storage.ts';
 import { decodeRequest, isEvmTx, toExchangeTx, type SignedRequest } from './tx-codec.ts';
 import { svcActionOf } from '../rpc/index.ts';
 import type { EvmChain, EvmTxInput, ExecutedEvmBlock, StoredReceipt } from '../evm/index.ts';
@@ -423,11 +423,16 @@ export class Chain implements BftApp {
       else if (e.kind === 'fundingRate') fundingRates.push(e.rate);
       else if (e.kind === 'liquidation') liquidations.push(e.liquidation);
     }
-    const orderStatuses: { user: string; record: OrderStatusRecord; at: number }[] = [];
+    // With the app hash's records at hand the store copies those: no record object is made.
+    const orderStatuses: StatusWrite[] = [];
+    const recorded = executed.written !== undefined;
     for (const [user, mine] of lastStatus) {
-      for (const at of mine.values()) {
-        const e = events[at] as ExchangeEvent & { kind: 'order' };
-        orderStatuses.push({ user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp }, at });
+      for (const [oid, at] of mine) {
+        if (recorded) orderStatuses.push({ user, oid, at });
+        else {
+          const e = events[at] as ExchangeEvent & { kind: 'order' };
+          orderStatuses.push({ user, record: { order: e.order, status: e.status, statusTimestamp: e.statusTimestamp } });
+        }
       }
     }
     const head: StoredHead = { height: block.header.height, hash, time: block.header.time, appHash: executed.appHash, fillSeq };

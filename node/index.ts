@@ -17,7 +17,7 @@ export { THREAD_BUNDLE_CACHE, buildThreadBundle, currentBundle, threadEntry } fr
 export { PortfolioIndex, portfolioView, PORTFOLIO_SAMPLE_MS, type PortfolioSample } from './portfolio.ts';
 export { Mempool, type PendingTx } from './mempool.ts';
 export { ArrivalOrder } from './arrival-order.ts';
-export { ChainStore as ChainStoreForTests, ORDER_BUCKET } from './storage.ts';
+export { ChainStore as ChainStoreForTests, ORDER_BUCKET, type StatusWrite } from './storage.ts';
 export { decodeChainBlock, encodeChainBlock, type StoredBlock } from './stored-block.ts';
 export { packFills, packOrderStatus, unpackFills, unpackOrderStatus, type OrderStatusRecord } from './stored-records.ts';
 export { RecordBytes } from './stored-record-bytes.ts';

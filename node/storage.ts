@@ -31,6 +31,11 @@ export interface StoredSnapshot {
   readonly stateHash?: string;
 }
 
+/** An order's status: the record the app hash wrote as event `at` of `written`, or the record itself. */
+export type StatusWrite =
+  | { readonly user: string; readonly oid: number; readonly at: number }
+  | { readonly user: string; readonly record: OrderStatusRecord };
+
 export interface BlockWrite {
   readonly block: Block;
   readonly signers: readonly string[];
@@ -38,7 +43,8 @@ export interface BlockWrite {
   readonly head: StoredHead;
   /** `at`: the event's index in `written`. */
   readonly fills: readonly { user: string; seq: number; fill: FillRecord; at?: number }[];
-  readonly orderStatuses: readonly { user: string; record: OrderStatusRecord; at?: number }[];
+  /** Each order's last status of the block (an oid at most once). */
+  readonly orderStatuses: readonly StatusWrite[];
   readonly fundings: readonly { user: string; seq: number; funding: FundingRecord }[];
   readonly fundingRates: readonly FundingRateRecord[];
   readonly liquidations: readonly LiquidationRecord[];
@@ -62,6 +68,12 @@ export interface LocalKv {
 }
 
 const key = (n: number) => n.toString(16).padStart(16, '0');
+
+/** The order status the app hash wrote as event `at`, read back. */
+function writtenStatus(written: WrittenOutputs | undefined, at: number): OrderStatusRecord {
+  if (written === undefined) throw new Error('invariant: an order status given as a written record without the written outputs');
+  return readStoredOrderStatuses(new RecordBytes().records(STORED_ORDER_STATUSES, written, [at]))[0] as OrderStatusRecord;
+}
 
 /**
  * Order statuses are stored by user, oid bucket and height: oids `b * ORDER_BUCKET` up to
@@ -208,28 +220,30 @@ export class ChainStore {
       const v = k === null ? null : written !== undefined && mine.at !== null ? bytes.records(STORED_FILLS, written, mine.at) : bytes.fills(mine.fills);
       if (!putBytes(k, v)) put(`${user}!${key(mine.seq)}`, packFills(mine.fills), this.fills);
     }
-    // By user, then oid bucket; an entry's records in the order given (the last of an oid counts).
-    const statusesOf = new Map<string, Map<number, { records: OrderStatusRecord[]; at: number[] | null }>>();
+    // By user, then oid bucket, in the order given. A group of written records only is copied as
+    // the app hash wrote them; any other is written as text, its written records read back.
+    const statusesOf = new Map<string, Map<number, StatusWrite[]>>();
+    let mixed = false;
     for (const o of w.orderStatuses) {
       let mine = statusesOf.get(o.user);
       if (mine === undefined) statusesOf.set(o.user, (mine = new Map()));
-      const bucket = Math.floor(o.record.order.oid / ORDER_BUCKET);
+      const bucket = Math.floor(('record' in o ? o.record.order.oid : o.oid) / ORDER_BUCKET);
       const group = mine.get(bucket);
-      const at = written !== undefined && o.at !== undefined ? o.at : undefined;
-      if (group === undefined) mine.set(bucket, { records: [o.record], at: at !== undefined ? [at] : null });
-      else {
-        group.records.push(o.record);
-        if (group.at !== null && at !== undefined) group.at.push(at);
-        else group.at = null;
-      }
+      if (group === undefined) mine.set(bucket, [o]);
+      else group.push(o);
+      if ('record' in o ? written !== undefined : written === undefined) mixed = true;
     }
     const statusesPrefix = sublevelPrefix(this.statuses);
     const height = w.block.header.height;
     for (const [user, mine] of statusesOf) {
       for (const [bucket, group] of mine) {
         const k = bytes.key(statusesPrefix, user, bucket, height);
-        const v = k === null ? null : written !== undefined && group.at !== null ? bytes.records(STORED_ORDER_STATUSES, written, group.at) : bytes.orderStatuses(group.records);
-        if (!putBytes(k, v)) put(`${user}!${key(bucket)}!${key(height)}`, group.records.map(packOrderStatus), this.statuses);
+        if (k !== null && written !== undefined && (!mixed || group.every((o) => !('record' in o)))) {
+          putBytes(k, bytes.records(STORED_ORDER_STATUSES, written, group.map((o) => (o as { at: number }).at)));
+          continue;
+        }
+        const records = group.map((o) => ('record' in o ? o.record : writtenStatus(written, o.at)));
+        if (!putBytes(k, k === null ? null : bytes.orderStatuses(records))) put(`${user}!${key(bucket)}!${key(height)}`, records.map(packOrderStatus), this.statuses);
       }
     }
     for (const f of w.fundings) put(`${f.user}!${key(f.seq)}`, f.funding, this.fundings);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Level } from 'level';
 import t from 'tap';
-import { ChainStoreForTests, ORDER_BUCKET, STORED_ORDER_STATUS, packFills, packOrderStatus, unpackFills, unpackOrderStatus, writeOutputs, type OrderStatusRecord } from '../../node/index.ts';
+import { ChainStoreForTests, ORDER_BUCKET, STORED_ORDER_STATUS, packFills, packOrderStatus, unpackFills, unpackOrderStatus, writeOutputs, type OrderStatusRecord, type StatusWrite } from '../../node/index.ts';
 import type { ExchangeEvent } from '../../exchange/index.ts';
 import type { FillRecord } from '../../exchange/index.ts';
 import { Harness, USERS } from '../support/exchange.ts';
@@ -104,16 +104,18 @@ t.test('the store answers fills and order statuses across packed and earlier ent
       (all.get(a) as FillRecord[]).push(liquidated);
       fills.push({ user: a, seq: seq++, fill: liquidated });
     }
-    const orderStatuses: { user: string; record: OrderStatusRecord; at?: number }[] = [];
-    if (height === 2) orderStatuses.push({ user: a, record: { order: placed.order, status: 'open', statusTimestamp: 9 } });
-    if (height === 9) orderStatuses.push({ user: b, record: { order: kept.order, status: 'filled', statusTimestamp: 11 } });
+    const statuses: { user: string; record: OrderStatusRecord }[] = [];
+    if (height === 2) statuses.push({ user: a, record: { order: placed.order, status: 'open', statusTimestamp: 9 } });
+    if (height === 9) statuses.push({ user: b, record: { order: kept.order, status: 'filled', statusTimestamp: 11 } });
+    let orderStatuses: StatusWrite[] = statuses;
     let written;
     if (height > 6) {
       // The block's events in an order of their own, other events among them.
       const events: ExchangeEvent[] = [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 1 } }];
-      for (const o of [...orderStatuses].reverse()) {
-        o.at = events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1;
-      }
+      orderStatuses = [...statuses].reverse().map((o) => ({
+        user: o.user, oid: o.record.order.oid,
+        at: events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1,
+      }));
       for (const f of fills) f.at = events.push({ kind: 'fill', user: f.user, fill: f.fill }) - 1;
       written = writeOutputs({ results: [], events, state: undefined, evm: '0x' });
     }
@@ -190,12 +192,16 @@ t.test('property: an order\'s status is the last written, across buckets, blocks
     try {
       for (let height = 1; height <= bs.length; height++) {
         const b = bs[height - 1] as (typeof bs)[number];
-        // The app hash writes only the exchange's fields (an extra one fails to compile there).
-        const orderStatuses: { user: string; record: OrderStatusRecord; at?: number }[] = b.updates.map((u) => ({ user: u.user, record: record(b.written && u.shape === 'extra' ? { ...u, shape: 'plain' } : u) }));
+        const statuses = b.updates.map((u) => ({ user: u.user, record: record(u), shape: u.shape }));
+        let orderStatuses: StatusWrite[] = statuses;
         let written;
         if (b.written) {
+          // As the app hash wrote them; a record of a shape it cannot write (an extra field) is
+          // given as the record, so some groups mix both.
           const events: ExchangeEvent[] = [{ kind: 'fundingRate', rate: { coin: 'BTC', fundingRate: '0', premium: '0', time: 1 } }];
-          for (const o of orderStatuses) o.at = events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1;
+          orderStatuses = statuses.map((o) => o.shape === 'extra'
+            ? { user: o.user, record: o.record }
+            : { user: o.user, oid: o.record.order.oid, at: events.push({ kind: 'order', user: o.user, status: o.record.status, statusTimestamp: o.record.statusTimestamp, order: o.record.order }) - 1 });
           written = writeOutputs({ results: [], events, state: undefined, evm: '0x' });
         }
         await store.writeBlock({
@@ -204,7 +210,7 @@ t.test('property: an order\'s status is the last written, across buckets, blocks
           fundings: [], fundingRates: [], liquidations: [], candles: [], portfolio: [], snapshot: null, sync: false, ...(written !== undefined ? { written } : {}),
         });
         written?.release();
-        for (const o of orderStatuses) model.set(`${o.user} ${o.record.order.oid}`, JSON.stringify(o.record));
+        for (const o of statuses) model.set(`${o.user} ${o.record.order.oid}`, JSON.stringify(o.record));
       }
       const asked = new Set([...model.keys(), ...users.flatMap((u) => [0, ORDER_BUCKET, 4 * ORDER_BUCKET + 1].map((oid) => `${u} ${oid}`))]);
       for (const k of asked) {
