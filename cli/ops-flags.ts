@@ -1,4 +1,5 @@
-// Operations flags of `svc devnet` and `svc start`: logs, metrics and TLS (docs/operations.md).
+// Operations flags of `svc devnet` and `svc start`: logs, metrics, TLS and CPU pinning
+// (docs/operations.md).
 // Taken out of the argument list before the command parses the rest; `svc start` reads the same
 // settings from config.json, the flags winning.
 import { readFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ export interface OpsFlags {
   readonly metricsHost?: string;
   readonly tlsCert?: string;
   readonly tlsKey?: string;
+  readonly pinEventLoop?: boolean;
 }
 
 /** What config.json may say about the same (paths relative to the home). */
@@ -23,6 +25,7 @@ export interface OpsConfig {
   readonly metricsPort?: number | null;
   readonly metricsHost?: string;
   readonly tls?: { readonly cert: string; readonly key: string } | null;
+  readonly pinEventLoop?: boolean;
 }
 
 export const OPS_USAGE = `Operations (docs/operations.md):
@@ -32,7 +35,9 @@ export const OPS_USAGE = `Operations (docs/operations.md):
                           one; "off" serves none); devnet default off
   --metrics-host <addr>   interface of the metrics port (default 127.0.0.1)
   --tls-cert <file>       PEM certificate chain: REST, WebSocket and JSON-RPC serve TLS 1.3 only
-  --tls-key <file>        its PEM private key`;
+  --tls-key <file>        its PEM private key
+  --pin-event-loop        run the event loop on one CPU and the node's other threads on the rest
+                          (Linux; for a machine the node has to itself; docs/performance.md)`;
 
 const VALUED = new Set(['--log-level', '--metrics-port', '--metrics-host', '--tls-cert', '--tls-key']);
 
@@ -44,6 +49,10 @@ export function takeOpsFlags(argv: readonly string[]): { rest: string[]; ops: Op
     const arg = argv[i] as string;
     if (arg === '--log-json') {
       ops.logJson = true;
+      continue;
+    }
+    if (arg === '--pin-event-loop') {
+      ops.pinEventLoop = true;
       continue;
     }
     const eq = arg.indexOf('=');
@@ -93,12 +102,14 @@ async function pem(path: string, what: string): Promise<Buffer> {
 }
 
 /** The node settings of the flags over config.json's (`base`: where config.json's relative paths start). */
-export async function opsNodeConfig(ops: OpsFlags, logger: Logger, config: OpsConfig = {}, base = process.cwd()): Promise<Pick<NodeConfig, 'log' | 'logger' | 'metricsPort' | 'metricsHost' | 'tls'>> {
+export async function opsNodeConfig(ops: OpsFlags, logger: Logger, config: OpsConfig = {}, base = process.cwd()): Promise<Pick<NodeConfig, 'log' | 'logger' | 'metricsPort' | 'metricsHost' | 'tls' | 'pinEventLoop'>> {
   const metricsPort = ops.metricsPort === 'off' ? null : (ops.metricsPort ?? config.metricsPort ?? null);
   if (metricsPort !== null && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) throw new UsageError(`config.json: metricsPort must be a port number or null, got ${String(metricsPort)}`);
   const certPath = ops.tlsCert !== undefined ? resolve(ops.tlsCert) : config.tls != null ? resolve(base, config.tls.cert) : undefined;
   const keyPath = ops.tlsKey !== undefined ? resolve(ops.tlsKey) : config.tls != null ? resolve(base, config.tls.key) : undefined;
   if ((certPath === undefined) !== (keyPath === undefined)) throw new UsageError('TLS needs both a certificate and a key (--tls-cert and --tls-key, or config.json "tls": {"cert", "key"})');
   const tls = certPath === undefined || keyPath === undefined ? null : { cert: await pem(certPath, 'certificate'), key: await pem(keyPath, 'key') };
-  return { log: logger.info, logger, metricsPort, metricsHost: ops.metricsHost ?? config.metricsHost ?? '127.0.0.1', tls };
+  const pinEventLoop = ops.pinEventLoop ?? config.pinEventLoop ?? false;
+  if (typeof pinEventLoop !== 'boolean') throw new UsageError(`config.json: pinEventLoop must be true or false, got ${JSON.stringify(pinEventLoop)}`);
+  return { log: logger.info, logger, metricsPort, metricsHost: ops.metricsHost ?? config.metricsHost ?? '127.0.0.1', tls, pinEventLoop };
 }

@@ -42,6 +42,7 @@ import { checkDataDirLogs } from './data-check.ts';
 import { writeFileIfChanged } from './atomic-file.ts';
 import { NODE_KEY, VALIDATOR_KEY, loadOrCreateKeyFile } from './key-files.ts';
 import { explorerAssets } from '../explorer/index.ts';
+import { pinEventLoop, type ThreadPinning } from './thread-pinning.ts';
 
 export interface NodeConfig {
   readonly dataDir: string;
@@ -66,6 +67,8 @@ export interface NodeConfig {
   readonly snapshotInterval: number;
   /** Worker threads recovering signers (0: on the main thread). */
   readonly signerWorkers: number;
+  /** The event loop on one CPU and the node's other threads on the rest (node/thread-pinning.ts). */
+  readonly pinEventLoop: boolean;
   /** Publish the validator's oracle prices this often (ms); 0 publishes none. */
   readonly oracleIntervalMs: number;
   readonly mempoolCapacity: number;
@@ -126,6 +129,7 @@ export const DEFAULT_NODE_CONFIG = {
   snapshotInterval: 1000,
   oracleIntervalMs: 3000,
   signerWorkers: Math.max(1, Math.min(4, availableParallelism())),
+  pinEventLoop: false,
   mempoolCapacity: 50_000,
   maxBodyBytes: 256 << 10,
   rateLimits: SPEC_RATE_LIMITS,
@@ -306,6 +310,7 @@ export class SvcNode {
   private dataLock: DataLock | null = null;
   /** TLS 1.3 terminators in front of the API servers (config.tls). */
   private fronts: TlsFront[] = [];
+  private pinning: ThreadPinning | null = null;
   private metricsServer: MetricsServer | null = null;
   /** The node's metrics (null when the metrics port is off). */
   metrics: NodeMetrics | null = null;
@@ -706,6 +711,16 @@ export class SvcNode {
     node.metrics = metrics;
     node.metricsServer = metricsServer;
     node.metricsPort = metricsPort;
+    // Last: every thread the node starts with exists now (later ones are swept within a second).
+    if (config.pinEventLoop) {
+      const warn = config.logger?.warn ?? config.log;
+      const pinning = pinEventLoop(warn);
+      if (typeof pinning === 'string') warn(`--pin-event-loop: not pinned: ${pinning}`);
+      else {
+        node.pinning = pinning;
+        config.log(`event loop pinned to CPU ${pinning.eventLoop}; ${pinning.pinned} other threads to CPU ${pinning.others.join(',')}`);
+      }
+    }
     return node;
   }
 
@@ -736,6 +751,7 @@ export class SvcNode {
       await this.recovery.close();
       await this.metricsServer?.close();
       this.metrics?.close();
+      this.pinning?.stop();
       this.dataLock?.release();
     })();
     return this.stopping;
