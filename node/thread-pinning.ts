@@ -6,6 +6,7 @@
 // one machine (`svc testnet`) would all pin to the same CPU.
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 
 /** native/thread-affinity (affinity.c). */
 interface AffinityAddon {
@@ -43,11 +44,12 @@ function threadIds(): number[] {
 }
 
 /**
- * Pins the calling thread (the event loop) to the first CPU it may use and every other thread to
- * the rest, then keeps sweeping new threads onto the rest. A string says why it could not.
+ * Pins the main thread (the event loop) to the first CPU it may use and every other thread to the
+ * rest, then keeps sweeping new threads onto the rest. A string says why it could not.
  */
 export function pinEventLoop(warn: (line: string) => void): ThreadPinning | string {
   if (process.platform !== 'linux') return 'thread affinity is set on Linux only';
+  if (!isMainThread) return 'the node runs on a worker thread, not the process\'s event loop';
   const addon = loadAddon();
   if (typeof addon === 'string') return addon;
   const cpus = addon.allowed();
