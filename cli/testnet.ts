@@ -64,7 +64,8 @@ export const START_USAGE = `Usage: svc start --home DIR
 
 Runs the node of a home directory (see "svc testnet" and "svc init") and prints its URLs.
 Also takes the operations flags of "svc help" (--log-level, --log-json, --metrics-port,
---metrics-host, --tls-cert, --tls-key), over the same settings in config.json.`;
+--metrics-host, --tls-cert, --tls-key, --pin-event-loop), over the same settings in
+config.json.`;
 
 export const INIT_USAGE = `Usage: svc init --home DIR --genesis FILE [--listen MULTIADDR] [--peer MULTIADDR]... [--rest-port N] [--ws-port N]
 
