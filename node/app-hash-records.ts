@@ -97,13 +97,18 @@ function order(r: Reader): OrderView {
   return o;
 }
 
+/** The records of an entry whose first byte is `mark`, one after another, in the order written. */
+function readAll<T>(bytes: Uint8Array, mark: number, what: string, read: (r: Reader) => T): T[] {
+  if (bytes[0] !== mark) throw new Error(`not a stored entry of ${what}`);
+  const r = new Reader(bytes);
+  const out: T[] = [];
+  while (!r.done) out.push(read(r));
+  return out;
+}
+
 /** A stored entry of fills (first byte `STORED_FILLS`), oldest first. */
 export function readStoredFills(bytes: Uint8Array): FillRecord[] {
-  if (bytes[0] !== STORED_FILLS) throw new Error('not a stored entry of fills');
-  const r = new Reader(bytes);
-  const out: FillRecord[] = [];
-  while (!r.done) out.push(fill(r));
-  return out;
+  return readAll(bytes, STORED_FILLS, 'fills', fill);
 }
 
 function orderStatus(r: Reader): OrderStatusRecord {
@@ -123,9 +128,5 @@ export function readStoredOrderStatus(bytes: Uint8Array): OrderStatusRecord {
 
 /** A stored entry of order statuses (first byte `STORED_ORDER_STATUSES`), in the order written. */
 export function readStoredOrderStatuses(bytes: Uint8Array): OrderStatusRecord[] {
-  if (bytes[0] !== STORED_ORDER_STATUSES) throw new Error('not a stored entry of order statuses');
-  const r = new Reader(bytes);
-  const out: OrderStatusRecord[] = [];
-  while (!r.done) out.push(orderStatus(r));
-  return out;
+  return readAll(bytes, STORED_ORDER_STATUSES, 'order statuses', orderStatus);
 }

@@ -69,10 +69,10 @@ export interface LocalKv {
 
 const key = (n: number) => n.toString(16).padStart(16, '0');
 
-/** The order status the app hash wrote as event `at`, read back. */
-function writtenStatus(written: WrittenOutputs | undefined, at: number): OrderStatusRecord {
+/** The order status the app hash wrote as event `at`, read back (through the block's `bytes`). */
+function writtenStatus(bytes: RecordBytes, written: WrittenOutputs | undefined, at: number): OrderStatusRecord {
   if (written === undefined) throw new Error('invariant: an order status given as a written record without the written outputs');
-  return readStoredOrderStatuses(new RecordBytes().records(STORED_ORDER_STATUSES, written, [at]))[0] as OrderStatusRecord;
+  return readStoredOrderStatuses(bytes.records(STORED_ORDER_STATUSES, written, [at]))[0] as OrderStatusRecord;
 }
 
 /**
@@ -223,7 +223,6 @@ export class ChainStore {
     // By user, then oid bucket, in the order given. A group of written records only is copied as
     // the app hash wrote them; any other is written as text, its written records read back.
     const statusesOf = new Map<string, Map<number, StatusWrite[]>>();
-    let mixed = false;
     for (const o of w.orderStatuses) {
       let mine = statusesOf.get(o.user);
       if (mine === undefined) statusesOf.set(o.user, (mine = new Map()));
@@ -231,18 +230,17 @@ export class ChainStore {
       const group = mine.get(bucket);
       if (group === undefined) mine.set(bucket, [o]);
       else group.push(o);
-      if ('record' in o ? written !== undefined : written === undefined) mixed = true;
     }
     const statusesPrefix = sublevelPrefix(this.statuses);
     const height = w.block.header.height;
     for (const [user, mine] of statusesOf) {
       for (const [bucket, group] of mine) {
         const k = bytes.key(statusesPrefix, user, bucket, height);
-        if (k !== null && written !== undefined && (!mixed || group.every((o) => !('record' in o)))) {
+        if (k !== null && written !== undefined && group.every((o) => !('record' in o))) {
           putBytes(k, bytes.records(STORED_ORDER_STATUSES, written, group.map((o) => (o as { at: number }).at)));
           continue;
         }
-        const records = group.map((o) => ('record' in o ? o.record : writtenStatus(written, o.at)));
+        const records = group.map((o) => ('record' in o ? o.record : writtenStatus(bytes, written, o.at)));
         if (!putBytes(k, k === null ? null : bytes.orderStatuses(records))) put(`${user}!${key(bucket)}!${key(height)}`, records.map(packOrderStatus), this.statuses);
       }
     }
